@@ -1,0 +1,161 @@
+"""Run every Python snippet a page includes and show its output under it.
+
+A page includes a snippet the pymdownx.snippets way, in a fence of its own:
+
+    ```python
+    --8<-- "autograd_basics/first_gradient.py:backward"
+    ```
+
+The whole file runs (through snippet_runner, cached by content); the block
+then shows the output produced by the lines it displays: all of them, a named
+section (`# --8<-- [start:name]` ... `[end:name]`) or a line range (`:3:9`).
+The fence gets the file name as its title unless it has one.
+
+`mkdocs build` stops on a snippet that raises, naming the page, the file, the
+line and the traceback; `mkdocs serve` shows the error on the page instead
+and keeps serving. EXECUTE_SNIPPETS=0 switches execution off (pages show
+code only), which bench/build_time.py uses as the plain-Markdown baseline.
+"""
+
+import logging
+import os
+import re
+import secrets
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
+
+import snippet_html
+from snippet_runner import WORKER_PROCESS, SnippetError, SnippetRunner
+
+log = logging.getLogger("mkdocs.hooks.snippet_outputs")
+
+FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
+    re.M | re.S,
+)
+INCLUDE = re.compile(r'^\s*--8<--\s+"(?P<file>[^":]+\.py)(?::(?P<select>[^"]+))?"\s*$')
+ASSETS = "assets/snippet-outputs"
+
+state = {"serving": False, "runner": None, "snippets": None, "assets": {}, "outputs": {}, "token": ""}
+
+
+def on_startup(command, dirty):
+    state["serving"] = command == "serve"
+
+
+def on_shutdown():
+    WORKER_PROCESS.close()
+
+
+def enabled():
+    return os.environ.get("EXECUTE_SNIPPETS", "1") != "0"
+
+
+def on_config(config):
+    root = Path(config.config_file_path).resolve().parent
+    state["snippets"] = root / "snippets"
+    state["runner"] = SnippetRunner(state["snippets"], root / ".cache" / "snippet-outputs")
+    state["assets"], state["outputs"] = {}, {}
+    state["token"] = secrets.token_hex(4)  # page markers no prose can contain
+
+
+def on_files(files, config):
+    """Start the worker early (torch imports while pages render) if any snippet must run."""
+    if not enabled():
+        return
+    runner = state["runner"]
+    for file in files.documentation_pages():
+        for path, _ in includes(Path(file.abs_src_path).read_text(encoding="utf-8")):
+            if path.exists() and runner.load(runner.key(path)) is None:
+                WORKER_PROCESS.start()
+                return
+
+
+def includes(markdown):
+    for fence in FENCE.finditer(markdown):
+        for line in fence["body"].splitlines():
+            if m := INCLUDE.match(line):
+                yield state["snippets"] / m["file"], m["select"]
+
+
+def line_range(path, select):
+    """The (first, last) lines a selection shows; (None, None) for the whole file."""
+    if not select:
+        return None, None
+    if re.fullmatch(r"\d+(:\d+)?", select):
+        first, _, last = select.partition(":")
+        return int(first), int(last or first)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    marks = {m.group(1, 2): n for n, text in enumerate(lines, 1)
+             if (m := re.search(r"--8<-- \[(start|end):(\w+)\]", text))}
+    if ("start", select) not in marks or ("end", select) not in marks:
+        raise PluginError(f"{path}: no section '{select}' (expected '# --8<-- [start:{select}]' and '[end:{select}]')")
+    return marks["start", select], marks["end", select]
+
+
+def on_page_markdown(markdown, page, config, files):
+    if not enabled():
+        return markdown
+    outputs = state["outputs"][page.file.src_uri] = []
+
+    def replace(fence):
+        found = [m for line in fence["body"].splitlines() if (m := INCLUDE.match(line))]
+        if not found:
+            return fence[0]
+        blocks = []
+        for m in found:
+            path = state["snippets"] / m["file"]
+            if not path.exists():
+                raise PluginError(f"{page.file.src_uri}: included snippet does not exist: {path}")
+            blocks.append(output_html(path, m["select"], page))
+        info = fence["info"] if "title=" in fence["info"] else f'{fence["info"]} title="{found[0]["file"]}"'
+        indent, mark = fence["indent"], fence["fence"]
+        head = f"{indent}{mark}{info}\n{fence['body']}{indent}{mark}\n"
+        if not any(blocks):
+            return head
+        outputs.append("\n".join(filter(None, blocks)))
+        return f"{head}\n{indent}{marker(len(outputs) - 1)}\n"
+
+    return FENCE.sub(replace, markdown)
+
+
+def marker(n):
+    return f"snippetoutput{state['token']}n{n}"
+
+
+def output_html(path, select, page):
+    runner = state["runner"]
+    result = runner.run(path)
+    shown = path.relative_to(state["snippets"]).as_posix()
+    if result.error:
+        message = f"{page.file.src_uri}: snippet {SnippetError(result)}"
+        if not state["serving"]:
+            raise PluginError(message)
+        log.error(message)
+        return snippet_html.error_block(message)
+    if result.cached:
+        log.debug(f"snippet {shown}: cached")
+    else:
+        log.info(f"snippet {shown} ran in {result.seconds:.2f} s")
+    first, last = line_range(path, select)
+
+    def asset_url(name, data):
+        state["assets"][name] = data
+        return get_relative_url(f"{ASSETS}/{name}", page.url)
+
+    return snippet_html.render(result.select(first, last), asset_url)
+
+
+def on_page_content(html, page, config, files):
+    for n, block in enumerate(state["outputs"].get(page.file.src_uri, [])):
+        html = html.replace(f"<p>{marker(n)}</p>", block, 1)
+    return html
+
+
+def on_post_build(config):
+    out = Path(config.site_dir) / ASSETS
+    out.mkdir(parents=True, exist_ok=True)
+    for name, data in state["assets"].items():
+        (out / name).write_bytes(data)

@@ -1,0 +1,56 @@
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from snippet_runner import SnippetRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+SNIPPETS = ROOT / "snippets"
+HOOKS = ROOT / "hooks"
+
+
+@pytest.fixture(scope="session")
+def runner():
+    """The build's engine, without its cache: every snippet really runs."""
+    return SnippetRunner(SNIPPETS)
+
+
+def mkdocs(project, *args, env=None, **kwargs):
+    """Run the MkDocs CLI in a project folder; returns the CompletedProcess."""
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", *args], cwd=project, capture_output=True, text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}, **kwargs,
+    )
+
+
+class Project:
+    """A throwaway site that uses the real snippet hook."""
+
+    def __init__(self, root):
+        self.root = root
+
+    def write(self, relative, text):
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+        return path
+
+
+@pytest.fixture
+def project(tmp_path):
+    site = Project(tmp_path)
+    (tmp_path / "snippets").mkdir()
+    site.write("mkdocs.yml", f"""
+        site_name: Test
+        theme: {{name: material, font: false}}
+        markdown_extensions:
+          - pymdownx.superfences
+          - pymdownx.snippets: {{base_path: [snippets], check_paths: true}}
+        hooks: ["{HOOKS / 'snippet_outputs.py'}"]
+        watch: [snippets]
+        """)
+    return site
