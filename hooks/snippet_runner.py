@@ -163,6 +163,6 @@ class SnippetRunner:
         deps = {Path(d).relative_to(self.root).as_posix(): sha256(d) for d in result.deps}
         data = {"path": result.path.relative_to(self.root).as_posix(), "deps": deps,
                 "items": result.items, "seconds": result.seconds}
-        tmp = self.cache_dir / f"{key}.tmp"
+        tmp = self.cache_dir / f"{key}.{os.getpid()}.tmp"
         tmp.write_text(json.dumps(data))
         tmp.replace(self.cache_dir / f"{key}.json")

@@ -1,0 +1,93 @@
+"""How much the build-time execution of snippets costs, measured on the real site.
+
+Builds a copy of the site (in a temporary folder, so the project's own cache
+is left alone) in four ways, interleaved and repeated:
+
+  plain      EXECUTE_SNIPPETS=0: the same pages with execution switched off
+  cold       an empty snippet cache: every snippet runs
+  no-change  a warm cache and nothing edited
+  one-edit   one snippet edited (a comment appended): only it re-runs
+
+and prints medians, ratios and the issue's targets. Each build is a whole
+`python -m mkdocs build` process, as an author runs it.
+
+    .venv/bin/python bench/build_time.py [--repeats 5] [--snippet autograd_basics/first_gradient.py]
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COPY = ["mkdocs.yml", "docs", "snippets", "hooks"]
+
+
+def build(site, execute=True):
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "EXECUTE_SNIPPETS": "1" if execute else "0"}
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=site, env=env,
+                          capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode:
+        sys.exit(f"build failed:\n{done.stderr}")
+    runs = {name: float(t) for name, t in re.findall(r"snippet (\S+) ran in ([\d.]+) s", done.stderr)}
+    return seconds, runs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--snippet", default="autograd_basics/first_gradient.py", help="the snippet to edit")
+    args = parser.parse_args()
+
+    times = {"plain": [], "cold": [], "no-change": [], "one-edit": []}
+    own_cold, own_edit = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp)
+        for name in COPY:
+            (shutil.copytree if (ROOT / name).is_dir() else shutil.copy)(ROOT / name, site / name)
+        (site / "node_modules").symlink_to(ROOT / "node_modules")
+        edited = site / "snippets" / args.snippet
+        build(site, execute=False)  # warm the OS file cache before measuring
+        for n in range(args.repeats):
+            times["plain"].append(build(site, execute=False)[0])
+            shutil.rmtree(site / ".cache", ignore_errors=True)
+            seconds, cold_runs = build(site)
+            times["cold"].append(seconds)
+            own_cold.append(sum(cold_runs.values()))
+            seconds, runs = build(site)
+            assert not runs, f"a no-change rebuild ran {sorted(runs)}"
+            times["no-change"].append(seconds)
+            with edited.open("a") as f:
+                f.write(f"# edit {n}\n")
+            seconds, runs = build(site)
+            assert list(runs) == [args.snippet], f"an edit of {args.snippet} ran {sorted(runs)}"
+            times["one-edit"].append(seconds)
+            own_edit.append(runs[args.snippet])
+        snippets = len(cold_runs)
+
+    med = {k: statistics.median(v) for k, v in times.items()}
+    own = statistics.median(own_cold)
+    print(f"{args.repeats} repeats, medians; {snippets} snippets on the site; torch imported once per cold build")
+    for name, seconds in med.items():
+        print(f"  {name:10} {seconds:6.2f} s   {seconds / med['plain']:5.2f} x plain")
+    print(f"  snippets' own run time in a cold build: {own:.2f} s; edited snippet's own run time: "
+          f"{statistics.median(own_edit):.2f} s")
+    overhead = (med["cold"] - med["plain"] - own) / snippets
+    edit_limit = med["plain"] + statistics.median(own_edit) + 1
+    print("targets:")
+    print(f"  no-change <= 1.3 x plain:                 {med['no-change'] / med['plain']:.2f} x")
+    print(f"  one-edit <= plain + own run + 1 s = {edit_limit:.2f} s: {med['one-edit']:.2f} s")
+    print(f"  cold overhead per snippet <= 0.2 s:         {overhead:.2f} s "
+          f"(cold - plain - own run time, divided by {snippets} snippets)")
+
+
+if __name__ == "__main__":
+    main()
