@@ -66,7 +66,9 @@ def test_leaves_have_no_grad_fn_and_only_tracked_leaves_get_a_grad(run, runner):
     assert (c.is_leaf, c.requires_grad, c.grad_fn) == (True, False, None)
     assert (y.is_leaf, y.requires_grad, y.grad_fn.name()) == (False, True, "AddBackward0")
     assert torch.equal(x.grad, torch.ones(2, 2)) and c.grad is None
-    shown = printed(section(runner.run(CHAPTER / "leaf_tensors.py"), "grad")).splitlines()
+    result = runner.run(CHAPTER / "leaf_tensors.py")
+    assert printed(section(result, "kinds")) == "True True None\nTrue False None\nFalse True AddBackward0\n"
+    shown = printed(section(result, "grad")).splitlines()
     assert shown[0] == "None", ".grad is None before backward()"
 
 

@@ -5,9 +5,9 @@ import torch
 x = torch.ones(2, 2, requires_grad=True)  # made by you, tracked
 c = torch.full((2, 2), 2.0)               # made by you, not tracked
 y = x + c                                 # made by an operation
-for name, t in {"x": x, "c": c, "y": y}.items():
-    op = t.grad_fn.name() if t.grad_fn else None
-    print(f"{name}: is_leaf={t.is_leaf}, requires_grad={t.requires_grad}, grad_fn={op}")
+print(x.is_leaf, x.requires_grad, x.grad_fn)
+print(c.is_leaf, c.requires_grad, c.grad_fn)
+print(y.is_leaf, y.requires_grad, y.grad_fn.name())
 # --8<-- [end:kinds]
 
 # --8<-- [start:grad]

@@ -1,4 +1,4 @@
-"""Reading .grad of a non-leaf tensor warns; retain_grad() makes backward() fill it."""
+"""The .grad of a non-leaf warns; retain_grad() keeps it."""
 import torch
 
 x = torch.ones(2, 2, requires_grad=True)

@@ -1,4 +1,4 @@
-"""Exercise: which tensors get .grad, which warn, and how to keep the gradient of c."""
+"""Exercise: which tensors get a .grad, and which warn."""
 import torch
 
 a = torch.tensor(2.0, requires_grad=True)
