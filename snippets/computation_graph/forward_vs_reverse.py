@@ -1,4 +1,5 @@
-"""One backward pass gives the whole gradient of a scalar; forward mode needs one pass per parameter."""
+"""Reverse mode gets the whole gradient of a scalar in one backward pass;
+forward mode needs one pass per parameter."""
 import torch
 from torch.func import jvp
 
@@ -28,9 +29,10 @@ forward_grad = torch.empty(n)
 passes = 0
 for i in range(n):
     direction = torch.zeros(n)
-    direction[i] = 1.0                      # e_i: "how does the loss change if w[i] moves?"
+    direction[i] = 1.0  # e_i: how does the loss change when w[i] moves?
     _, forward_grad[i] = jvp(loss_fn, (w,), (direction,))
     passes += 1
-print(f"forward mode: {passes} forward passes -> {forward_grad.numel()} derivatives")
-print("same gradient:", torch.allclose(forward_grad, reverse_grad, rtol=1e-4, atol=1e-5))
+print(f"forward mode: {passes} forward passes -> {n} derivatives")
+same = torch.allclose(forward_grad, reverse_grad, rtol=1e-4, atol=1e-5)
+print("same gradient:", same)
 # --8<-- [end:forward]

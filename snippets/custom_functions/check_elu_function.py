@@ -1,4 +1,5 @@
-"""ELUFunction checked: gradcheck and gradgradcheck in float64, then against the composite and F.elu."""
+"""ELUFunction checked: gradcheck and gradgradcheck in float64, then
+against the composite ELU and F.elu."""
 import torch
 import torch.nn.functional as F
 from elu import ELUFunction, elu_forward
@@ -25,9 +26,13 @@ results = {
     "composite": elu_forward(z, 0.5),
     "F.elu": F.elu(z, alpha=0.5),
 }
-grads = {name: torch.autograd.grad(out, z, grad_output)[0] for name, out in results.items()}
+grads = {
+    name: torch.autograd.grad(out, z, grad_output)[0]
+    for name, out in results.items()
+}
 for name in ["composite", "F.elu"]:
     out_diff = (results[name] - results["ELUFunction"]).abs().max().item()
     grad_diff = (grads[name] - grads["ELUFunction"]).abs().max().item()
-    print(f"ELUFunction vs {name:9}: outputs differ by {out_diff:.1e}, gradients by {grad_diff:.1e}")
+    print(f"ELUFunction vs {name:9}: outputs differ by {out_diff:.1e},"
+          f" gradients by {grad_diff:.1e}")
 # --8<-- [end:agreement]

@@ -1,4 +1,5 @@
-"""The ELU built on ELUFunction: same values, one node in the graph, one saved tensor."""
+"""The ELU built on ELUFunction: same values, one node in the graph,
+one saved tensor."""
 import torch
 from elu import ELUCustom
 from torchviz import make_dot
@@ -7,4 +8,5 @@ elu_custom = ELUCustom(alpha=0.5)
 z = torch.tensor([-2.0, -1.0, 0.0, 1.0, 2.0, 3.0], requires_grad=True)
 out = elu_custom(z)
 print(out)
-make_dot(out, params={"z": z}, show_saved=True).render("custom_elu_graph", format="svg", cleanup=True)
+graph = make_dot(out, params={"z": z}, show_saved=True)
+graph.render("custom_elu_graph", format="svg", cleanup=True)

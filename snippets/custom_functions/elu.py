@@ -1,4 +1,5 @@
-"""The ELU written twice: from PyTorch operations (composite) and as one autograd.Function."""
+"""The ELU written twice: from PyTorch operations (the composite) and as
+one autograd.Function."""
 import torch
 from torch import Tensor, autograd, nn
 
@@ -12,7 +13,7 @@ def elu_forward(z: Tensor, alpha: float) -> Tensor:
 
 # --8<-- [start:composite_module]
 class ELU(nn.Module):
-    """ELU layer whose backward pass autograd derives from the operations in elu_forward."""
+    """ELU layer; autograd derives its backward pass from elu_forward."""
 
     def __init__(self, alpha: float = 1.0):
         super().__init__()
@@ -25,21 +26,22 @@ class ELU(nn.Module):
 
 # --8<-- [start:function]
 class ELUFunction(autograd.Function):
-    """ELU as a single node of the graph, with a backward pass written by hand."""
+    """ELU as a single node of the graph, with a hand-written backward."""
 
     @staticmethod
     def forward(ctx, z: Tensor, alpha: float) -> Tensor:
-        ctx.save_for_backward(z)  # a tensor: saved so autograd can check it is unchanged
-        ctx.alpha = alpha         # not a tensor: a plain attribute
+        ctx.save_for_backward(z)  # tensors go through save_for_backward
+        ctx.alpha = alpha         # anything else: a plain attribute
         return elu_forward(z, alpha)
 
     @staticmethod
     def backward(ctx, grad_output: Tensor):
         (z,) = ctx.saved_tensors
-        # The diagonal of the Jacobian d ELU(z) / dz, one entry per element of z.
-        local_grad = torch.where(z > 0, torch.ones_like(z), ctx.alpha * torch.exp(z))
-        # Diagonal Jacobian: the vector-Jacobian product is an elementwise product.
-        # One gradient per input of forward: z gets one, alpha (a float) gets None.
+        # The diagonal of the Jacobian d ELU(z) / dz: ELU'(z), elementwise.
+        ones = torch.ones_like(z)
+        local_grad = torch.where(z > 0, ones, ctx.alpha * torch.exp(z))
+        # A diagonal Jacobian makes the vector-Jacobian product elementwise.
+        # One gradient per input of forward: z's, and None for alpha.
         return grad_output * local_grad, None
 # --8<-- [end:function]
 

@@ -1,4 +1,5 @@
-"""At z = 100 in float32, exp(z) overflows: the composite ELU's gradient is NaN, the custom one's is 1."""
+"""At z = 100 in float32, exp(z) overflows: the composite ELU's gradient
+is NaN, the custom one's is 1."""
 import torch
 from elu import ELU, ELUCustom
 

@@ -1,4 +1,5 @@
-"""Exercise: an ELU Function that saves its output and needs no exp in backward."""
+"""Exercise: an ELU Function that saves its output, so that its backward
+needs no exp."""
 import torch
 from elu import ELUFunction, elu_forward
 from torch.autograd import gradcheck
@@ -15,8 +16,10 @@ class ELUFromOutput(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         (out,) = ctx.saved_tensors
-        # For z <= 0, d/dz alpha * (exp(z) - 1) = alpha * exp(z) = out + alpha.
-        local_grad = torch.where(out > 0, torch.ones_like(out), out + ctx.alpha)
+        # Where z <= 0: alpha * exp(z) = alpha * (exp(z) - 1) + alpha
+        #                              = out + alpha
+        ones = torch.ones_like(out)
+        local_grad = torch.where(out > 0, ones, out + ctx.alpha)
         return grad_output * local_grad, None
 
 
@@ -28,4 +31,5 @@ z = torch.randn(10_000, requires_grad=True)
 grad_output = torch.randn(10_000)
 (ours,) = torch.autograd.grad(ELUFromOutput.apply(z, 0.5), z, grad_output)
 (reference,) = torch.autograd.grad(ELUFunction.apply(z, 0.5), z, grad_output)
-print(f"largest difference from ELUFunction: {(ours - reference).abs().max().item():.1e}")
+largest = (ours - reference).abs().max().item()
+print(f"largest difference from ELUFunction: {largest:.1e}")

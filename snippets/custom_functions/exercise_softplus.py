@@ -1,4 +1,5 @@
-"""Exercise: softplus as an autograd.Function, checked against gradcheck and F.softplus."""
+"""Exercise: softplus as an autograd.Function, checked with gradcheck and
+against F.softplus."""
 import torch
 import torch.nn.functional as F
 from torch.autograd import gradcheck
@@ -8,7 +9,7 @@ class SoftplusFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, z):
         ctx.save_for_backward(z)
-        # log(1 + exp(z)) rewritten so that exp never sees a large positive number
+        # log(1 + exp(z)), rewritten so that exp never gets a large input
         return z.clamp(min=0) + torch.log1p(torch.exp(-z.abs()))
 
     @staticmethod

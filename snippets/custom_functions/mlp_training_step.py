@@ -1,4 +1,5 @@
-"""An MLP with the custom ELU: the softmax-sum "loss" gives no gradient, cross-entropy does."""
+"""An MLP with the custom ELU: the softmax-sum "loss" gives no gradient,
+cross-entropy does."""
 import torch
 import torch.nn.functional as F
 from elu import ELUCustom
@@ -26,7 +27,8 @@ print(f"loss = {loss.item()}")
 # --8<-- [end:softmax_sum]
 
 # --8<-- [start:graph]
-make_dot(loss, params=dict(mlp.named_parameters())).render("mlp_graph", format="svg", cleanup=True)
+graph = make_dot(loss, params=dict(mlp.named_parameters()))
+graph.render("mlp_graph", format="svg", cleanup=True)
 # --8<-- [end:graph]
 
 # --8<-- [start:softmax_sum_backward]
@@ -36,7 +38,7 @@ for name, param in mlp.named_parameters():
 # --8<-- [end:softmax_sum_backward]
 
 # --8<-- [start:row_sums]
-print(probabilities.sum(dim=1).detach() - 1)  # each row of a softmax sums to 1
+print(probabilities.sum(dim=1).detach() - 1)  # how far each row is from 1
 # --8<-- [end:row_sums]
 
 # --8<-- [start:cross_entropy]
@@ -45,11 +47,12 @@ logits_of = mlp[:-1]  # the same layers without the final Softmax
 optimizer = torch.optim.SGD(mlp.parameters(), lr=0.1)
 
 optimizer.zero_grad()
-loss = F.cross_entropy(logits_of(x), labels)  # log-softmax and negative log-likelihood
+loss = F.cross_entropy(logits_of(x), labels)  # applies log-softmax itself
 loss.backward()
 print(f"cross-entropy before the step: {loss.item():.4f}")
 for name, param in mlp.named_parameters():
     print(f"{name:9} gradient norm {param.grad.norm().item():.1e}")
 optimizer.step()
-print(f"cross-entropy after one step:  {F.cross_entropy(logits_of(x), labels).item():.4f}")
+loss = F.cross_entropy(logits_of(x), labels)
+print(f"cross-entropy after one step:  {loss.item():.4f}")
 # --8<-- [end:cross_entropy]

@@ -1,4 +1,4 @@
-"""backward must return one gradient per input of forward, even for a float input."""
+"""backward must return one gradient per input of forward, floats too."""
 import torch
 from elu import ELUFunction
 
