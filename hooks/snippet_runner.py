@@ -117,6 +117,7 @@ atexit.register(WORKER_PROCESS.close)
 class SnippetRunner:
     def __init__(self, snippets_dir, cache_dir=None, timeout=600):
         self.root = Path(snippets_dir).resolve()
+        self.project = self.root.parent  # dependencies may live anywhere in it (data files)
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.timeout = timeout
 
@@ -127,7 +128,7 @@ class SnippetRunner:
         cached = self.load(key)
         if cached is not None:
             return cached
-        reply = WORKER_PROCESS.run(path, self.root, self.timeout)
+        reply = WORKER_PROCESS.run(path, self.project, self.timeout)
         result = Result(path, reply["items"], reply["seconds"], False, reply.get("error"), reply["deps"])
         if result.error is None:
             self.store(key, result)
@@ -149,18 +150,16 @@ class SnippetRunner:
         if not entry or not entry.exists():
             return None
         data = json.loads(entry.read_text())
-        for rel, digest in data["deps"].items():
-            dep = self.root / rel
-            if not dep.exists() or sha256(dep) != digest:
-                return None
-        deps = [self.root / rel for rel in data["deps"]]
+        deps = [self.project / rel for rel in data["deps"]]
+        if any(not dep.exists() or sha256(dep) != digest for dep, digest in zip(deps, data["deps"].values())):
+            return None
         return Result(self.root / data["path"], data["items"], data["seconds"], True, None, deps)
 
     def store(self, key, result):
         if not self.cache_dir:
             return
         self.cache_dir.mkdir(parents=True, exist_ok=True)
-        deps = {Path(d).relative_to(self.root).as_posix(): sha256(d) for d in result.deps}
+        deps = {Path(d).relative_to(self.project).as_posix(): sha256(d) for d in result.deps}
         data = {"path": result.path.relative_to(self.root).as_posix(), "deps": deps,
                 "items": result.items, "seconds": result.seconds}
         tmp = self.cache_dir / f"{key}.{os.getpid()}.tmp"

@@ -12,7 +12,9 @@ one section of a file under that section.
 The worker itself never runs a torch op: a child forked after the parent ran
 one hangs, because torch's intra-op thread pool does not survive fork.
 
-Protocol: one JSON object per line. Request {"path", "root", "timeout"};
+Protocol: one JSON object per line. Request {"path", "root", "timeout"}, root
+being the project folder (files under it that a snippet imports or reads are
+its dependencies); 
 reply {"ok", "items", "seconds", "deps"} or {"ok": false, "error", ...}.
 """
 
@@ -133,15 +135,34 @@ def install_capture(capture):
     graphviz.rendering.Render.render = render_and_capture
 
 
-def local_deps(path, root):
-    """Project files this snippet imported, besides itself."""
-    files = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
-    return sorted(f for f in files if f and f != path and f.startswith(root + os.sep))
+def is_local(filename, root):
+    """A project file: under root, but not part of the installed packages."""
+    return filename.startswith(root + os.sep) and not filename.startswith(sys.prefix + os.sep)
+
+
+def watch_reads(root, workdir):
+    """Collect the project files a snippet opens for reading (data it loads)."""
+    reads = set()
+
+    def hook(event, args):
+        if event == "open" and isinstance(args[0], str) and not set(args[1] or "r") & set("wax+"):
+            name = os.path.abspath(args[0])
+            if is_local(name, root) and not name.startswith(workdir):
+                reads.add(name)
+
+    sys.addaudithook(hook)
+    return reads
+
+
+def local_deps(path, root, reads):
+    """Project files this snippet imported or read, besides itself."""
+    files = {getattr(m, "__file__", None) for m in list(sys.modules.values())} | reads
+    return sorted(f for f in files if f and f != path and is_local(f, root) and os.path.isfile(f))
 
 
 def error_report(exc, path, root):
     frames = traceback.extract_tb(exc.__traceback__)
-    ours = [f for f in frames if f.filename.startswith(root + os.sep)]
+    ours = [f for f in frames if is_local(f.filename, root)]
     in_snippet = [f for f in frames if f.filename == path]
     # Hide the worker's own frames: the traceback starts at the snippet.
     start = next((i for i, f in enumerate(frames) if f.filename == path), 0)
@@ -165,6 +186,7 @@ def run_child(path, root, out_fd, workdir):
     sys.path[0] = os.path.dirname(path)
     sys.argv = [path]
     install_capture(capture)
+    reads = watch_reads(root, workdir)
     reply = {"ok": True}
     start = time.perf_counter()
     try:
@@ -174,7 +196,7 @@ def run_child(path, root, out_fd, workdir):
             reply = {"ok": False, "error": error_report(exc, path, root)}
     except BaseException as exc:  # noqa: BLE001 - report anything the snippet raised
         reply = {"ok": False, "error": error_report(exc, path, root)}
-    reply.update(seconds=time.perf_counter() - start, items=capture.items, deps=local_deps(path, root))
+    reply.update(seconds=time.perf_counter() - start, items=capture.items, deps=local_deps(path, root, reads))
     data = json.dumps(reply).encode()
     while data:
         data = data[os.write(out_fd, data):]

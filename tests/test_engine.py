@@ -183,3 +183,22 @@ def test_serve_shows_a_failing_snippet_on_the_page_and_keeps_running(project):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_data_file_the_snippet_reads_is_a_dependency(tmp_path):
+    (tmp_path / "results").mkdir()
+    data = tmp_path / "results" / "numbers.json"
+    data.write_text("[1, 2]")
+    snippet = tmp_path / "snippets" / "show.py"
+    snippet.parent.mkdir()
+    snippet.write_text("import json, pathlib\n"
+                       "path = pathlib.Path(__file__).parents[1] / 'results' / 'numbers.json'\n"
+                       "print(sum(json.loads(path.read_text())))\n"
+                       "pathlib.Path('scratch.txt').write_text('written, not read')\n")
+    runner = SnippetRunner(tmp_path / "snippets", tmp_path / "cache")
+    first = runner.run(snippet)
+    assert first.stdout == "3\n" and [str(d) for d in first.deps] == [str(data)]
+    assert runner.run(snippet).cached
+    data.write_text("[1, 2, 3]")
+    again = runner.run(snippet)
+    assert not again.cached and again.stdout == "6\n"
