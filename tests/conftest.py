@@ -54,3 +54,15 @@ def project(tmp_path):
         watch: [snippets]
         """)
     return site
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `cuda` run only where a CUDA GPU is available."""
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="no CUDA GPU on this machine")
+    for item in items:
+        if "cuda" in item.keywords:
+            item.add_marker(skip)
