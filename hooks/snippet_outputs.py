@@ -27,15 +27,11 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
 import snippet_html
+from snippet_includes import FENCE, fences, includes_in, line_range
 from snippet_runner import WORKER_PROCESS, SnippetError, SnippetRunner
 
 log = logging.getLogger("mkdocs.hooks.snippet_outputs")
 
-FENCE = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
-    re.M | re.S,
-)
-INCLUDE = re.compile(r'^\s*--8<--\s+"(?P<file>[^":]+\.py)(?::(?P<select>[^"]+))?"\s*$')
 ASSETS = "assets/snippet-outputs"
 
 state = {"serving": False, "runner": None, "snippets": None, "assets": {}, "outputs": {}, "token": ""}
@@ -67,32 +63,10 @@ def on_files(files, config):
         return
     runner = state["runner"]
     for file in files.documentation_pages():
-        for path, _ in includes(Path(file.abs_src_path).read_text(encoding="utf-8")):
-            if path.exists() and runner.load(runner.key(path)) is None:
+        for _, found in fences(Path(file.abs_src_path).read_text(encoding="utf-8"), state["snippets"]):
+            if any(i.path.exists() and runner.load(runner.key(i.path)) is None for i in found):
                 WORKER_PROCESS.start()
                 return
-
-
-def includes(markdown):
-    for fence in FENCE.finditer(markdown):
-        for line in fence["body"].splitlines():
-            if m := INCLUDE.match(line):
-                yield state["snippets"] / m["file"], m["select"]
-
-
-def line_range(path, select):
-    """The (first, last) lines a selection shows; (None, None) for the whole file."""
-    if not select:
-        return None, None
-    if re.fullmatch(r"\d+(:\d+)?", select):
-        first, _, last = select.partition(":")
-        return int(first), int(last or first)
-    lines = path.read_text(encoding="utf-8").splitlines()
-    marks = {m.group(1, 2): n for n, text in enumerate(lines, 1)
-             if (m := re.search(r"--8<-- \[(start|end):(\w+)\]", text))}
-    if ("start", select) not in marks or ("end", select) not in marks:
-        raise PluginError(f"{path}: no section '{select}' (expected '# --8<-- [start:{select}]' and '[end:{select}]')")
-    return marks["start", select], marks["end", select]
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -101,16 +75,14 @@ def on_page_markdown(markdown, page, config, files):
     outputs = state["outputs"][page.file.src_uri] = []
 
     def replace(fence):
-        found = [m for line in fence["body"].splitlines() if (m := INCLUDE.match(line))]
+        found = includes_in(fence, state["snippets"])
         if not found:
             return fence[0]
-        blocks = []
-        for m in found:
-            path = state["snippets"] / m["file"]
-            if not path.exists():
-                raise PluginError(f"{page.file.src_uri}: included snippet does not exist: {path}")
-            blocks.append(output_html(path, m["select"], page))
-        info = fence["info"] if "title=" in fence["info"] else f'{fence["info"]} title="{found[0]["file"]}"'
+        for include in found:
+            if not include.path.exists():
+                raise PluginError(f"{page.file.src_uri}: included snippet does not exist: {include.path}")
+        blocks = [output_html(include, page) for include in found]
+        info = fence["info"] if "title=" in fence["info"] else f'{fence["info"]} title="{found[0].file}"'
         indent, mark = fence["indent"], fence["fence"]
         head = f"{indent}{mark}{info}\n{fence['body']}{indent}{mark}\n"
         if not any(blocks):
@@ -125,10 +97,9 @@ def marker(n):
     return f"snippetoutput{state['token']}n{n}"
 
 
-def output_html(path, select, page):
-    runner = state["runner"]
-    result = runner.run(path)
-    shown = path.relative_to(state["snippets"]).as_posix()
+def output_html(include, page):
+    path = include.path
+    result = state["runner"].run(path)
     if result.error:
         message = f"{page.file.src_uri}: snippet {SnippetError(result)}"
         if not state["serving"]:
@@ -136,10 +107,13 @@ def output_html(path, select, page):
         log.error(message)
         return snippet_html.error_block(message)
     if result.cached:
-        log.debug(f"snippet {shown}: cached")
+        log.debug(f"snippet {include.file}: cached")
     else:
-        log.info(f"snippet {shown} ran in {result.seconds:.2f} s")
-    first, last = line_range(path, select)
+        log.info(f"snippet {include.file} ran in {result.seconds:.2f} s")
+    try:
+        first, last = line_range(path, include.select)
+    except ValueError as err:
+        raise PluginError(f"{page.file.src_uri}: {err}") from None
 
     def asset_url(name, data):
         state["assets"][name] = data

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from conftest import SNIPPETS
 
-from snippet_outputs import line_range
+from snippet_includes import line_range
 
 CHAPTER = SNIPPETS / "autograd_basics"
 FIRST = CHAPTER / "first_gradient.py"

@@ -7,7 +7,7 @@ import torch
 from conftest import ROOT, SNIPPETS
 from torch.autograd.functional import jacobian
 
-from snippet_outputs import line_range
+from snippet_includes import line_range
 
 CHAPTER = SNIPPETS / "vector_jacobian_products"
 LOG_GRAD = torch.tensor([[3.0, 1.0, 0.0], [1.0, 0.0, 1 / 6]])  # v / x, worked out by hand
