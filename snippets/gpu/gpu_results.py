@@ -1,4 +1,4 @@
-"""The chapter's GPU timings, read from the file bench/gpu_benchmarks.py writes."""
+"""GPU timings, from the file that bench/gpu_benchmarks.py writes."""
 import json
 from pathlib import Path
 
