@@ -1,0 +1,27 @@
+"""Gradient reversal: identity forward, -lambda * gradient backward."""
+import torch
+from torch import Tensor, autograd, nn
+
+
+# --8<-- [start:function]
+class GradReverse(autograd.Function):
+    @staticmethod
+    def forward(ctx, x: Tensor, lambd: float) -> Tensor:
+        ctx.lambd = lambd
+        return x.view_as(x)  # the same values, in a new tensor this node owns
+
+    @staticmethod
+    def backward(ctx, grad_output: Tensor):
+        return -ctx.lambd * grad_output, None  # None: lambd is not a tensor
+# --8<-- [end:function]
+
+
+# --8<-- [start:module]
+class GradientReversal(nn.Module):
+    def __init__(self, lambd: float = 1.0):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, x: Tensor) -> Tensor:
+        return GradReverse.apply(x, self.lambd)
+# --8<-- [end:module]
