@@ -1,0 +1,135 @@
+"""Claims of the chapter 'Performance of custom Functions' (docs/performance.md).
+
+Timings are never measured here: the benchmark runs once on tiny sizes to check
+that it works and writes its schema, and the prose's reading of the committed
+data file is checked against that file.
+"""
+
+import json
+import runpy
+import subprocess
+import sys
+
+import pytest
+import torch
+from conftest import ROOT, SNIPPETS
+
+from snippet_outputs import line_range
+
+CHAPTER = SNIPPETS / "performance"
+BENCH = ROOT / "bench" / "elu_performance.py"
+DATA = ROOT / "bench" / "results" / "elu_performance.json"
+VARIANTS = ["composite", "ELUFunction", "F.elu", "torch.compile(composite)", "FusedELUFunction"]
+COMPILED = ["torch.compile(composite)", "FusedELUFunction"]
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(CHAPTER))
+    return lambda name: runpy.run_path(str(CHAPTER / name))
+
+
+def shown(runner, name, section=None):
+    result = runner.run(CHAPTER / name)
+    assert result.error is None, result.error
+    items = result.select(*line_range(result.path, section))
+    return "".join(i["text"] for i in items if i["kind"] == "stdout")
+
+
+def check_schema(data):
+    assert set(data["provenance"]) == {"cpu", "cores", "threads", "torch", "python", "date", "command"}
+    assert data["provenance"]["command"].startswith("python bench/elu_performance.py")
+    assert data["min_bytes_per_element"] == 20 and data["dtype"] == "float32"
+    assert data["input_bytes"] == 4 * data["numel"]
+    assert data["copy"]["bytes_per_second"] == pytest.approx(8 * data["copy"]["numel"] / data["copy"]["median_seconds"])
+    assert [v["name"] for v in data["variants"]] == VARIANTS
+    saved = {v["name"]: v["saved_bytes"] / data["input_bytes"] for v in data["variants"]}
+    assert saved == {"composite": 1.25, "ELUFunction": 1.0, "F.elu": 1.0,
+                     "torch.compile(composite)": 1.0, "FusedELUFunction": 1.0}
+    assert {v["name"]: v["saved_dtypes"] for v in data["variants"]}["composite"] == ["float32", "bool"]
+    assert all(v["median_seconds"] > 0 for v in data["variants"] + data["kernels"])
+
+
+def test_benchmark_runs_and_writes_its_schema(tmp_path):
+    output = tmp_path / "elu.json"
+    args = ["--numel", "4096", "--repeats", "2", "--copy-numel", "4096", "--output", str(output)]
+    done = subprocess.run([sys.executable, BENCH, *args], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(output.read_text())
+    check_schema(data)
+    assert data["numel"] == 4096 and data["repeats"] == 2 and data["provenance"]["threads"] == 1
+    assert data["provenance"]["command"].endswith(" ".join(args))
+    assert data["provenance"]["torch"] == torch.__version__
+
+
+def test_committed_data_file_has_the_schema_and_the_page_sizes():
+    data = json.loads(DATA.read_text())
+    check_schema(data)
+    assert data["numel"] == 2**22 and data["copy"]["numel"] == 2**26 and data["repeats"] == 31
+    assert data["provenance"]["threads"] == 1
+
+
+def test_the_prose_reading_of_the_committed_timings():
+    data = json.loads(DATA.read_text())
+    limit = 20 * data["numel"] / data["copy"]["bytes_per_second"]
+    t = {v["name"]: v["median_seconds"] for v in data["variants"]}
+    assert all(t[name] < 1.5 * limit for name in COMPILED), "within a few tens of percent of the limit"
+    assert all(t[name] >= limit for name in VARIANTS), "nothing beats the limit"
+    assert all(1.5 < t["F.elu"] / t[name] < 3 for name in COMPILED), "F.elu about twice as long"
+    assert all(t[slow] > 10 * t[fast] for slow in ("composite", "ELUFunction") for fast in COMPILED)
+    assert t["FusedELUFunction"] < 1.3 * t["F.elu"], "the chapter's target"
+    assert 0.35 < t["FusedELUFunction"] / t["F.elu"] < 0.7, "about half of F.elu's time"
+    bandwidth = data["copy"]["bytes_per_second"]
+    assert all(k["min_bytes_per_element"] * data["numel"] / k["median_seconds"] < bandwidth
+               for k in data["kernels"]), "no single eager kernel is memory-bound"
+
+
+def test_results_snippet_prints_the_data_file(runner):
+    data = json.loads(DATA.read_text())
+    table = shown(runner, "benchmark_results.py", "table").splitlines()
+    assert len(table) == 4 + len(VARIANTS)
+    assert f"copy bandwidth {data['copy']['bytes_per_second'] / 1e9:.1f} GB/s" in table[0]
+    limit_ms = 20 * data["numel"] / data["copy"]["bytes_per_second"] * 1e3
+    assert table[1] == f"memory-bound limit: {limit_ms:.2f} ms"
+    rows = table[4:]
+    for line, variant in zip(rows, data["variants"]):
+        assert line.startswith(variant["name"]) and f"{variant['median_seconds'] * 1e3:.2f}" in line
+    assert rows[VARIANTS.index("F.elu")].split()[2] == "1.00"
+    provenance = shown(runner, "benchmark_results.py", "provenance")
+    assert all(str(value) in provenance for value in data["provenance"].values())
+    kernels = shown(runner, "benchmark_results.py", "kernels").splitlines()
+    assert [k["name"] for k in data["kernels"]] == ["z > 0", "torch.exp(z)", "torch.where(mask, z, exp)",
+                                                   "F.elu(z) forward"]
+    assert len(kernels) == 1 + len(data["kernels"])
+    result = runner.run(CHAPTER / "benchmark_results.py")
+    assert [i["kind"] for i in result.items].count("figure") == 1
+    assert str(DATA) in map(str, result.deps), "the page rebuilds when the data file changes"
+
+
+def test_fused_function_passes_gradcheck_and_saves_one_input(run, runner):
+    ns = run("fused_elu_check.py")
+    assert torch.allclose(ns["ours"], ns["theirs"], atol=1e-7, rtol=0)
+    assert torch.allclose(ns["our_grad"], ns["their_grad"], atol=1e-7, rtol=0)
+    text = shown(runner, "fused_elu_check.py", "gradcheck")
+    assert text.startswith("gradcheck: True\n")
+    saved = shown(runner, "fused_elu_check.py", "saved").splitlines()
+    assert saved == ["FusedELUFunction saves 400,000 bytes = 1.00 x the input",
+                     "F.elu            saves 400,000 bytes = 1.00 x the input"]
+
+
+def test_solution_float64_limit(runner):
+    data = json.loads(DATA.read_text())
+    lines = shown(runner, "solution_float64_limit.py").splitlines()
+    limit = {line.split()[0]: float(line.split()[-2]) for line in lines}
+    float32 = 20 * data["numel"] / data["copy"]["bytes_per_second"] * 1e3
+    assert limit["float32"] == pytest.approx(float32, abs=0.01)
+    assert limit["float64"] == pytest.approx(2 * float32, abs=0.01)
+    assert limit["bfloat16"] == pytest.approx(float32 / 2, abs=0.01)
+
+
+def test_solution_fused_saves_output(run, runner):
+    ns = run("solution_fused_saves_output.py")
+    assert ns["saved"][0] is ns["y"] and len(ns["saved"]) == 1
+    assert torch.allclose(ns["grad"], ns["reference"], atol=1e-7, rtol=0)
+    assert shown(runner, "solution_fused_saves_output.py").startswith("gradcheck: True\nsaves the output: True")
