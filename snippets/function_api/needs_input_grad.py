@@ -21,10 +21,13 @@ class ParametricELU(autograd.Function):
         z, alpha = ctx.saved_tensors
         grad_z = grad_alpha = None
         if ctx.needs_input_grad[0]:
-            grad_z = grad_output * torch.where(z > 0, 1.0, alpha * torch.exp(z))
+            local_grad = torch.where(z > 0, 1.0, alpha * torch.exp(z))
+            grad_z = grad_output * local_grad
         if ctx.needs_input_grad[1]:
-            # d/d alpha of alpha * (exp(z) - 1), summed: alpha is one number
-            grad_alpha = (grad_output * torch.where(z > 0, 0.0, torch.exp(z) - 1)).sum()
+            # d/d alpha of alpha * (exp(z) - 1); alpha is one number, so
+            # its gradient is the sum over all elements.
+            d_alpha = torch.where(z > 0, 0.0, torch.exp(z) - 1)
+            grad_alpha = (grad_output * d_alpha).sum()
         return grad_z, grad_alpha
 # --8<-- [end:function]
 
@@ -37,8 +40,8 @@ for inputs in [(z, alpha.detach()), (z.detach(), alpha), (z, alpha)]:
     z.grad = alpha.grad = None
     out = ParametricELU.apply(*inputs)
     out.sum().backward()
-    # The node in the graph is the ctx that backward received.
-    print(out.grad_fn.needs_input_grad, "-> z.grad:", z.grad, " alpha.grad:", alpha.grad)
+    flags = out.grad_fn.needs_input_grad  # the node is the ctx of backward
+    print(flags, "-> z.grad:", z.grad, " alpha.grad:", alpha.grad)
 # --8<-- [end:calls]
 
 # --8<-- [start:gradcheck]
