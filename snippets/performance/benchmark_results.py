@@ -45,6 +45,9 @@ ax.barh(names, times, color="tab:blue")
 ax.axvline(limit * 1e3, color="tab:red", linestyle="--",
            label="memory-bound limit")
 ax.set_xscale("log")
+ticks = [1, 2, 5, 10, 20, 50, 100]
+ax.set_xticks(ticks, labels=[str(t) for t in ticks])
+ax.minorticks_off()
 ax.invert_yaxis()
 ax.set_xlabel("forward + backward, median ms (log scale)")
 threads = data["provenance"]["threads"]
