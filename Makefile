@@ -35,7 +35,7 @@ node_modules/.installed: package-lock.json $(VENV)/.installed
 	touch $@
 
 system-deps: $(VENV)/.installed
-	@$(BIN)/python hooks/graphviz_check.py
+	@$(BIN)/python hooks/system_tools.py --browser
 
 clean:
 	rm -rf site .cache

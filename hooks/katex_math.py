@@ -1,7 +1,8 @@
 """Typeset the site's math with KaTeX at build time: no script, no CDN.
 
 pymdownx.arithmatex (generic mode) leaves `\\(...\\)` and `\\[...\\]` in
-elements of class `arithmatex`; this hook renders each page's formulas in one
+elements of class `arithmatex` (and notebook pages get the same from their
+`$...$`); this hook renders each page's formulas in one
 call to a Node.js process (hooks/katex_render.mjs, KaTeX from node_modules)
 and serves KaTeX's stylesheet and fonts from the site itself. A formula KaTeX
 cannot parse fails the build with the page and the formula.
@@ -21,6 +22,8 @@ from mkdocs.structure.files import File
 
 HERE = Path(__file__).resolve().parent
 MATH = re.compile(r'<(span|div) class="arithmatex">\\([(\[])(.*?)\\[)\]]</\1>', re.S)
+# Markdown cells of notebook pages (mkdocs-jupyter) keep Jupyter's $...$ and $$...$$.
+NOTEBOOK_MARKDOWN = re.compile(r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^>]*>)(.*?)(</div>)', re.S)
 state = {"proc": None, "dist": None}
 
 
@@ -48,7 +51,18 @@ def katex():
     return state["proc"]
 
 
+def delimit_notebook_math(content):
+    def cell(m):
+        body = re.sub(r"\$\$(.+?)\$\$", r'<span class="arithmatex">\\[\1\\]</span>', m[2], flags=re.S)
+        body = re.sub(r"(?<!\\)\$(.+?)(?<!\\)\$", r'<span class="arithmatex">\\(\1\\)</span>', body, flags=re.S)
+        return m[1] + body + m[3]
+
+    return NOTEBOOK_MARKDOWN.sub(cell, content)
+
+
 def on_page_content(content, page, config, files):
+    if page.file.src_uri.endswith(".ipynb"):
+        content = delimit_notebook_math(content)
     found = list(MATH.finditer(content))
     if not found:
         return content
@@ -62,8 +76,7 @@ def on_page_content(content, page, config, files):
         reply = next(replies)
         if "error" in reply:
             raise PluginError(f"{page.file.src_uri}: KaTeX cannot typeset {m[3]!r}: {reply['error']}")
-        tag = "div" if m[2] == "[" else "span"
-        return f'<{tag} class="arithmatex">{reply["html"]}</{tag}>'
+        return f'<{m[1]} class="arithmatex">{reply["html"]}</{m[1]}>'
 
     return MATH.sub(typeset, content)
 

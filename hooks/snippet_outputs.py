@@ -18,7 +18,6 @@ code only), which bench/build_time.py uses as the plain-Markdown baseline.
 """
 
 import logging
-import os
 import re
 import secrets
 from pathlib import Path
@@ -28,7 +27,7 @@ from mkdocs.utils import get_relative_url
 
 import snippet_html
 from snippet_includes import FENCE, fences, includes_in, line_range
-from snippet_runner import WORKER_PROCESS, SnippetError, SnippetRunner
+from snippet_runner import WORKER_PROCESS, SnippetError, SnippetRunner, execution_enabled
 
 log = logging.getLogger("mkdocs.hooks.snippet_outputs")
 
@@ -45,10 +44,6 @@ def on_shutdown():
     WORKER_PROCESS.close()
 
 
-def enabled():
-    return os.environ.get("EXECUTE_SNIPPETS", "1") != "0"
-
-
 def on_config(config):
     root = Path(config.config_file_path).resolve().parent
     state["snippets"] = root / "snippets"
@@ -59,10 +54,12 @@ def on_config(config):
 
 def on_files(files, config):
     """Start the worker early (torch imports while pages render) if any snippet must run."""
-    if not enabled():
+    if not execution_enabled():
         return
     runner = state["runner"]
     for file in files.documentation_pages():
+        if not file.src_uri.endswith(".md"):
+            continue
         for _, found in fences(Path(file.abs_src_path).read_text(encoding="utf-8"), state["snippets"]):
             if any(i.path.exists() and runner.load(runner.key(i.path)) is None for i in found):
                 WORKER_PROCESS.start()
@@ -70,7 +67,7 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
-    if not enabled():
+    if not execution_enabled():
         return markdown
     outputs = state["outputs"][page.file.src_uri] = []
 

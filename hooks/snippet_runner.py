@@ -60,6 +60,11 @@ class SnippetError(Exception):
         super().__init__(f"{where}: {err['type']}: {err['message']}\n{err['traceback']}".rstrip())
 
 
+def execution_enabled():
+    """EXECUTE_SNIPPETS=0 switches execution off: pages and notebooks show code only."""
+    return os.environ.get("EXECUTE_SNIPPETS", "1") != "0"
+
+
 @functools.cache
 def fingerprint():
     """What besides the snippet's own files decides its output."""
@@ -75,7 +80,9 @@ def fingerprint():
 
 
 def sha256(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """Digest of a file's bytes; None for a file that does not exist."""
+    path = Path(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
 class Worker:
@@ -151,7 +158,7 @@ class SnippetRunner:
             return None
         data = json.loads(entry.read_text())
         deps = [self.project / rel for rel in data["deps"]]
-        if any(not dep.exists() or sha256(dep) != digest for dep, digest in zip(deps, data["deps"].values())):
+        if any(sha256(dep) != digest for dep, digest in zip(deps, data["deps"].values())):
             return None
         return Result(self.root / data["path"], data["items"], data["seconds"], True, None, deps)
 

@@ -49,10 +49,14 @@ class Capture:
         self.items = []
 
     def current_line(self):
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename != self.path:
+        """The top-level statement of the snippet that is running: output made inside
+        a function belongs under the block that calls it, not the one defining it."""
+        frame, line = sys._getframe(1), None
+        while frame is not None:
+            if frame.f_code.co_filename == self.path:
+                line = frame.f_lineno
             frame = frame.f_back
-        return frame.f_lineno if frame is not None else None
+        return line
 
     def add(self, kind, line=None, **data):
         line = line or self.current_line()
@@ -105,8 +109,7 @@ def install_capture(capture):
     sys.stderr = Stream(capture, "stderr")
 
     def showwarning(message, category, filename, lineno, file=None, line=None):
-        where = lineno if filename == capture.path else None
-        capture.add("warning", line=where, category=category.__name__, text=str(message))
+        capture.add("warning", category=category.__name__, text=str(message))
 
     warnings.showwarning = showwarning
 
@@ -145,8 +148,8 @@ def watch_reads(root, workdir):
     reads = set()
 
     def hook(event, args):
-        if event == "open" and isinstance(args[0], str) and not set(args[1] or "r") & set("wax+"):
-            name = os.path.abspath(args[0])
+        if event == "open" and isinstance(args[0], (str, os.PathLike)) and not set(args[1] or "r") & set("wax+"):
+            name = os.path.abspath(os.fspath(args[0]))
             if is_local(name, root) and not name.startswith(workdir):
                 reads.add(name)
 
@@ -155,9 +158,11 @@ def watch_reads(root, workdir):
 
 
 def local_deps(path, root, reads):
-    """Project files this snippet imported or read, besides itself."""
-    files = {getattr(m, "__file__", None) for m in list(sys.modules.values())} | reads
-    return sorted(f for f in files if f and f != path and is_local(f, root) and os.path.isfile(f))
+    """Project files this snippet imported or tried to open, besides itself. A file
+    that did not exist is one too: the output changes when it appears."""
+    modules = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
+    files = {f for f in modules if f and os.path.isfile(f)} | reads
+    return sorted(f for f in files if f != path and is_local(f, root))
 
 
 def error_report(exc, path, root):

@@ -1,4 +1,5 @@
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,21 @@ from snippet_runner import SnippetRunner
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 HOOKS = ROOT / "hooks"
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """The real site, built once per test session with `mkdocs build --strict`."""
+    out = tmp_path_factory.mktemp("site")
+    build = mkdocs(ROOT, "build", "--strict", "--site-dir", str(out))
+    assert build.returncode == 0, build.stderr
+    assert not re.search(r"^(WARNING|ERROR)", build.stderr, re.M), build.stderr
+    return out
+
+
+def pages(site):
+    """Every HTML page of a built site but the 404 page."""
+    return sorted(p for p in site.rglob("index.html") if "404" not in str(p))
 
 
 @pytest.fixture(scope="session")

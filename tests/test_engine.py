@@ -137,12 +137,12 @@ def test_runner_reports_a_hang_and_a_crash(tmp_path):
 
 def test_missing_dot_says_how_to_install_it(project, tmp_path_factory):
     empty = tmp_path_factory.mktemp("empty-path")
-    check = subprocess.run([sys.executable, HOOKS / "graphviz_check.py"], capture_output=True, text=True,
+    check = subprocess.run([sys.executable, HOOKS / "system_tools.py"], capture_output=True, text=True,
                            env={"PATH": str(empty)})
     assert check.returncode == 1
     assert "apt-get install graphviz" in check.stderr and "brew install graphviz" in check.stderr
     config = (project.root / "mkdocs.yml").read_text()
-    (project.root / "mkdocs.yml").write_text(config.replace("hooks: [", f'hooks: ["{HOOKS / "graphviz_check.py"}", '))
+    (project.root / "mkdocs.yml").write_text(config.replace("hooks: [", f'hooks: ["{HOOKS / "system_tools.py"}", '))
     project.write("docs/index.md", "# Page\n")
     build = mkdocs(project.root, "build", env={"PATH": str(empty)})
     assert build.returncode != 0 and "conda install -c conda-forge graphviz" in build.stderr
@@ -202,3 +202,25 @@ def test_a_data_file_the_snippet_reads_is_a_dependency(tmp_path):
     data.write_text("[1, 2, 3]")
     again = runner.run(snippet)
     assert not again.cached and again.stdout == "6\n"
+
+
+def test_output_made_inside_a_function_belongs_to_the_line_that_calls_it(tmp_path):
+    snippet = tmp_path / "calls.py"
+    snippet.write_text("def report(value):\n    print('value', value)\n\n\nreport(1)\nreport(2)\n")
+    result = SnippetRunner(tmp_path).run(snippet)
+    assert [(i["line"], i["text"]) for i in result.items] == [(5, "value 1\n"), (6, "value 2\n")]
+
+
+def test_a_data_file_that_appears_later_reruns_the_snippet(tmp_path):
+    snippet = tmp_path / "snippets" / "maybe.py"
+    snippet.parent.mkdir()
+    snippet.write_text("import pathlib\n"
+                       "try:\n"
+                       "    print(pathlib.Path(__file__).parent.joinpath('data.txt').read_text())\n"
+                       "except FileNotFoundError:\n"
+                       "    print('no data yet')\n")
+    runner = SnippetRunner(tmp_path / "snippets", tmp_path / "cache")
+    assert runner.run(snippet).stdout == "no data yet\n"
+    assert runner.run(snippet).cached
+    (snippet.parent / "data.txt").write_text("data")
+    assert runner.run(snippet).stdout == "data\n"

@@ -7,9 +7,9 @@ from results_table import show
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results" / "gpu_benchmarks.json"
 
-if RESULTS.exists():
+try:
     show(json.loads(RESULTS.read_text()))
-else:
+except FileNotFoundError:
     print("No CUDA run has been recorded yet: there are no GPU timings to show.")
     print("To record one, run this on a machine with a CUDA GPU:")
     print("    .venv/bin/python bench/gpu_benchmarks.py")

@@ -1,0 +1,51 @@
+"""The programs the project needs from the system, and how to get them.
+
+Graphviz's `dot` draws the torchviz graphs; Chromium runs the browser tests.
+As a MkDocs hook this module stops the build before any page is rendered
+when `dot` is missing. Run as a script it is the setup step
+(`python hooks/system_tools.py [--browser]`): as root on Debian or Ubuntu it
+installs what is missing with apt-get; elsewhere it says how to install it
+and exits non-zero.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+
+TOOLS = {
+    "dot": ("graphviz", "Graphviz's `dot` program is not on PATH; torchviz needs it to draw computation graphs. "
+            "Install it with `sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS) "
+            "or `conda install -c conda-forge graphviz`."),
+    "chromium": ("chromium", "Chromium is not on PATH; the browser tests drive it. Install it with "
+                 "`sudo apt-get install chromium` (Debian/Ubuntu), or set CHROMIUM to the path of a "
+                 "Chromium or Chrome binary."),
+}
+
+
+def chromium():
+    """The browser the tests drive: $CHROMIUM, else `chromium` on PATH (None when missing)."""
+    return os.environ.get("CHROMIUM") or shutil.which("chromium")
+
+
+def on_config(config):
+    if shutil.which("dot") is None:
+        from mkdocs.exceptions import PluginError
+
+        raise PluginError(TOOLS["dot"][1])
+
+
+def install(programs):
+    missing = [p for p in programs if not (chromium() if p == "chromium" else shutil.which(p))]
+    if missing and os.geteuid() == 0 and shutil.which("apt-get"):
+        print(f"Installing {', '.join(TOOLS[p][0] for p in missing)} with apt-get ...", flush=True)
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", *(TOOLS[p][0] for p in missing)], check=True)
+        missing = [p for p in missing if not shutil.which(p)]
+    for program in missing:
+        print(TOOLS[program][1], file=sys.stderr)
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(install(["dot", "chromium"] if "--browser" in sys.argv else ["dot"]))

@@ -1,0 +1,161 @@
+"""The built site in a real browser: Chromium driven by Playwright.
+
+Screenshots of every page (light, dark, and 390 px wide in dark mode) are
+kept in test-artifacts/screenshots/ for a person to look at.
+"""
+
+import functools
+import http.server
+import re
+import threading
+from urllib.parse import urlparse
+
+import pytest
+from conftest import ROOT, SNIPPETS, pages
+
+from snippet_includes import MARKER
+from system_tools import TOOLS, chromium
+
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def site_url(built_site):
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=built_site)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if chromium() is None:
+        pytest.fail(TOOLS["chromium"][1], pytrace=False)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def urls(built_site, site_url):
+    """{name: URL} of every page; the home page is "home"."""
+    found = {}
+    for page in pages(built_site):
+        folder = page.parent.relative_to(built_site).as_posix()
+        found["home" if folder == "." else folder] = f"{site_url}/" if folder == "." else f"{site_url}/{folder}/"
+    return found
+
+
+def open_page(browser, url, scheme="light", width=1280):
+    """A loaded page, with the console errors and the requests it made."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    page = context.new_page()
+    page.errors, page.requests = [], []
+    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("request", lambda r: page.requests.append(r.url))
+    page.on("response", lambda r: r.status >= 400 and page.errors.append(f"{r.status} {r.url}"))
+    page.goto(url, wait_until="load")
+    return page
+
+
+def shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / f"{name.replace('/', '_')}.png", full_page=True)
+
+
+def test_every_page_loads_cleanly_and_requests_nothing_from_other_hosts(browser, urls, site_url):
+    for name, url in urls.items():
+        page = open_page(browser, url)
+        shot(page, f"{name}-light")
+        assert page.errors == [], f"{name}: {page.errors}"
+        foreign = [r for r in page.requests if not r.startswith(site_url) and not r.startswith("data:")]
+        assert foreign == [], f"{name} requested {foreign}"
+        page.context.close()
+
+
+def test_every_graph_and_figure_is_visible(browser, urls):
+    seen = 0
+    for name, url in urls.items():
+        page = open_page(browser, url)
+        for element in page.query_selector_all(".snippet-graph svg, .snippet-figure img, .jp-RenderedSVG img"):
+            element.scroll_into_view_if_needed()
+            box = element.bounding_box()
+            assert box and box["width"] > 20 and box["height"] > 20, f"{name}: an invisible graph or figure"
+            if element.evaluate("e => e.tagName") == "IMG":
+                page.wait_for_function("e => e.complete", arg=element)
+                assert element.evaluate("e => e.naturalWidth") > 0, f"{name}: {element.get_attribute('src')}"
+            seen += 1
+        page.context.close()
+    assert seen >= 10, "the site shows graphs and figures"
+
+
+def test_search_finds_vector_jacobian(browser, urls):
+    page = open_page(browser, urls["home"])
+    page.click("input.md-search__input")
+    page.keyboard.type("vector-Jacobian")
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for(timeout=15_000)
+    assert results.first.locator("h1").inner_text() == "Vector-Jacobian products"
+    href = results.first.locator("a").first.get_attribute("href")
+    assert urlparse(href).path == "/vector_jacobian_products/"
+    page.context.close()
+
+
+def test_code_blocks_have_copy_buttons_that_copy_the_runnable_code(browser, urls):
+    page = open_page(browser, urls["autograd_basics"])
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    blocks = page.locator(".md-content .highlight:has(span.filename a)")
+    assert blocks.count() > 5
+    for i in range(blocks.count()):
+        assert blocks.nth(i).locator("button.md-clipboard, button.md-code__button").count() == 1
+    # The block titled with the whole file (no section) copies the file a reader can run.
+    source = (SNIPPETS / "autograd_basics" / "first_gradient.py").read_text()
+    runnable = "".join(line for line in source.splitlines(keepends=True) if not MARKER.search(line))
+    whole = [i for i in range(blocks.count()) if blocks.nth(i).locator("code").inner_text().startswith('"""out =')]
+    block = blocks.nth(whole[0])
+    block.hover()
+    block.locator("button.md-clipboard, button.md-code__button").first.click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.strip() == runnable.strip()
+    page.context.close()
+
+
+def test_graphs_stay_legible_in_dark_mode(browser, urls):
+    page = open_page(browser, urls["autograd_basics"], scheme="dark")
+    shot(page, "autograd_basics-dark-graph")
+    body = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert body != "rgb(255, 255, 255)", "the dark scheme is applied"
+    graph = page.locator(".snippet-graph svg").first
+    assert graph.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 255, 255)"
+    assert graph.locator("text").first.evaluate("e => getComputedStyle(e).fill") in ("rgb(0, 0, 0)", "black")
+    page.context.close()
+
+
+def test_pages_fit_a_390_px_screen_in_dark_mode(browser, urls):
+    for name, url in urls.items():
+        page = open_page(browser, url, scheme="dark", width=390)
+        shot(page, f"{name}-dark-390")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{name} is {width} px wide"
+        page.context.close()
+
+
+def test_every_chapter_offers_its_notebook(browser, urls, site_url):
+    page = open_page(browser, urls["autograd_basics"])
+    link = page.locator("p.notebook-download a")
+    href = link.get_attribute("href")
+    assert re.fullmatch(r"\.\./notebooks/autograd_basics/autograd_basics\.ipynb", href)
+    response = page.request.get(f"{site_url}/notebooks/autograd_basics/autograd_basics.ipynb")
+    assert response.ok and response.json()["nbformat"] == 4
+    page.context.close()

@@ -1,0 +1,50 @@
+"""Internal links and anchors resolve; headings and text alternatives are in order."""
+
+from urllib.parse import unquote, urldefrag, urlparse
+
+from bs4 import BeautifulSoup
+from conftest import pages
+
+
+def soup(path):
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def target(page, href, site):
+    """The file a relative link on `page` points to."""
+    path = (page.parent / unquote(href)).resolve()
+    if path.is_dir():
+        path = path / "index.html"
+    assert path.is_relative_to(site.resolve()), f"{page}: {href} leaves the site"
+    return path
+
+
+def test_no_broken_internal_links_or_anchors(built_site):
+    checked = 0
+    for page in pages(built_site):
+        for a in soup(page).find_all("a", href=True):
+            href, anchor = urldefrag(a["href"])
+            if urlparse(href).scheme or href.startswith("//"):
+                continue
+            path = target(page, href, built_site) if href else page
+            assert path.exists(), f"{page.relative_to(built_site)}: broken link {a['href']}"
+            if anchor and path.suffix == ".html":
+                ids = {tag["id"] for tag in soup(path).find_all(id=True)}
+                assert unquote(anchor) in ids, f"{page.relative_to(built_site)}: no #{anchor} in {href or 'itself'}"
+            checked += 1
+    assert checked > 100
+
+
+def test_headings_never_skip_a_level(built_site):
+    for page in pages(built_site):
+        content = soup(page).select_one(".md-content")
+        levels = [int(h.name[1]) for h in content.find_all(["h1", "h2", "h3", "h4", "h5", "h6"])]
+        assert levels and levels[0] == 1, f"{page}: the page starts with an h1"
+        for before, after in zip(levels, levels[1:]):
+            assert after <= before + 1, f"{page.relative_to(built_site)}: h{before} is followed by h{after}"
+
+
+def test_images_have_text_alternatives(built_site):
+    for page in pages(built_site):
+        for img in soup(page).select(".md-content img"):
+            assert img.get("alt", "").strip(), f"{page.relative_to(built_site)}: {img.get('src', '')[:60]} has no alt"
