@@ -10,8 +10,10 @@ becomes `notebooks/<slug>.ipynb`:
   previous cell of that file stopped to the last line the page shows, so the
   notebook runs top to bottom; its outputs are what the snippet engine
   captured for those lines, so nothing runs twice;
-- modules a chapter's snippets import from their own folder are written by
-  `%%writefile` cells at the top, so a downloaded notebook runs on its own.
+- modules a chapter's snippets import from their own folder, and the data
+  files they read, are written by cells at the top, so a downloaded notebook
+  runs on its own (a cell that uses `__file__` gets the snippet's place in
+  the repository).
 
 The chapter page gets a link to download its notebook.
 """
@@ -91,18 +93,16 @@ def on_page_content(content, page, config, files):
 
 
 def chapter_notebook(markdown, with_outputs):
-    cells, done, helpers, prose_from = [], {}, {}, 0
+    cells, done, needs, prose_from = [], {}, {}, 0
     for fence, found in fences(markdown, state["snippets"]):
         cells.append(markdown_cell(markdown[prose_from:fence.start()]))
         prose_from = fence.end()
         for include in found:
-            cells.append(code_cell(include, done, helpers, with_outputs))
+            cells.append(code_cell(include, done, needs, with_outputs))
     cells.append(markdown_cell(markdown[prose_from:]))
     cells = [c for c in cells if c is not None]
-    writes = [new_code_cell(f"%%writefile {name}\n{source}") for name, source in sorted(helpers.items())]
-    if writes:  # after the title and introduction, before the first cell that imports them
-        writes.insert(0, new_markdown_cell("The modules this chapter's code imports:"))
-    notebook = new_notebook(cells=cells[:1] + writes + cells[1:])
+    # After the title and introduction, before the first cell that needs them.
+    notebook = new_notebook(cells=cells[:1] + setup_cells(needs) + cells[1:])
     notebook.metadata.update(kernelspec={"name": "python3", "display_name": "Python 3", "language": "python"},
                              language_info={"name": "python"})
     for n, cell in enumerate(notebook.cells):
@@ -110,7 +110,24 @@ def chapter_notebook(markdown, with_outputs):
     return notebook
 
 
-def code_cell(include, done, helpers, with_outputs):
+def setup_cells(needs):
+    """Cells that write the project files the chapter's code imports or reads."""
+    cells = [new_code_cell(f"%%writefile {name}\n{text}") for name, text in sorted(needs.items())
+             if "/" not in name]
+    data = [(name, text) for name, text in sorted(needs.items()) if "/" in name]
+    if data:
+        lines = ["from pathlib import Path", ""]
+        for name, text in data:
+            lines += [f"Path({name!r}).parent.mkdir(parents=True, exist_ok=True)",
+                      f"Path({name!r}).write_text({text!r})"]
+        cells.append(new_code_cell("\n".join(lines)))
+    if cells:
+        cells.insert(0, new_markdown_cell("The files this chapter's code imports or reads, "
+                                          "written next to the notebook so that it runs on its own:"))
+    return cells
+
+
+def code_cell(include, done, needs, with_outputs):
     """The code the include shows, plus any lines of its file not run yet."""
     lines = include.path.read_text(encoding="utf-8").splitlines()
     first, last = line_range(include.path, include.select)
@@ -121,13 +138,17 @@ def code_cell(include, done, helpers, with_outputs):
         return new_markdown_cell("```python\n" + "\n".join(shown).strip("\n") + "\n```")
     done[include.path] = last
     source = "\n".join(line for line in lines[start - 1:last] if not MARKER.search(line)).strip("\n")
+    if "__file__" in source:  # a notebook has no __file__; the data it reads is written next to it
+        source = f'__file__ = "snippets/{include.file}"  # where this code lives in the repository\n' + source
     cell = new_code_cell(source)
     if with_outputs:
         result = state["runner"].run(include.path)
         cell.outputs = outputs(result.select(start, last))
-        for dep in result.deps:
-            if Path(dep).parent == include.path.parent and Path(dep).suffix == ".py":
-                helpers[Path(dep).name] = Path(dep).read_text(encoding="utf-8")
+        for dep in map(Path, result.deps):
+            if dep.parent == include.path.parent and dep.suffix == ".py":
+                needs[dep.name] = dep.read_text(encoding="utf-8")
+            elif dep.is_file() and dep.suffix != ".py":
+                needs[dep.relative_to(state["snippets"].parent).as_posix()] = dep.read_text(encoding="utf-8")
     return cell
 
 

@@ -1,0 +1,29 @@
+"""Every chapter's notebook, as a reader downloads it, runs on its own and prints what the page shows."""
+
+import nbformat
+import pytest
+from conftest import ROOT
+from nbclient import NotebookClient
+
+CHAPTERS = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if p.stem not in ("index", "notebooks"))
+
+
+def stdout(cell):
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("name") == "stdout")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_notebook_runs_on_its_own_and_prints_what_the_page_shows(built_site, chapter, tmp_path):
+    path = built_site / "notebooks" / chapter / f"{chapter}.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    expected = [stdout(cell) for cell in code]
+    assert any(expected), "the notebook carries the outputs of the build"
+    # Run in an empty folder, as a reader who downloaded only this file would.
+    NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=False,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    for cell, before in zip(code, expected):
+        if cell.source.startswith("%%writefile") or "Traceback" in before:
+            continue  # Jupyter's own "Writing x.py"; tracebacks name cells, not files
+        assert stdout(cell) == before, cell.source
