@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test build bench setup system-deps clean
+.PHONY: serve test build bench report setup system-deps clean
 
 serve: setup
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(PORT) --livereload
@@ -21,6 +21,9 @@ build: setup
 
 bench: setup
 	$(BIN)/python bench/build_time.py
+
+report: setup
+	$(BIN)/python bench/quality_report.py
 
 setup: $(VENV)/.installed node_modules/.installed system-deps
 

@@ -35,7 +35,7 @@ def on_config(config):
 
 def on_files(files, config):
     dist = state["dist"]
-    for path in [dist / "katex.min.css", *sorted((dist / "fonts").glob("*.woff2"))]:
+    for path in [dist / "katex-swap.min.css", *sorted((dist / "fonts").glob("*.woff2"))]:
         uri = "assets/katex/" + path.relative_to(dist).as_posix()
         files.append(File.generated(config, uri, abs_src_path=str(path)))
 

@@ -70,7 +70,10 @@ def open_page(browser, url, scheme="light", width=1280):
 
 
 def shot(page, name):
+    """A full-page screenshot, with lazy images loaded first."""
     SHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
+    page.wait_for_function("[...document.images].every(i => i.complete)")
     page.screenshot(path=SHOTS / f"{name.replace('/', '_')}.png", full_page=True)
 
 

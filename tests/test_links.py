@@ -48,3 +48,9 @@ def test_images_have_text_alternatives(built_site):
     for page in pages(built_site):
         for img in soup(page).select(".md-content img"):
             assert img.get("alt", "").strip(), f"{page.relative_to(built_site)}: {img.get('src', '')[:60]} has no alt"
+
+
+def test_the_search_dialog_has_a_name(built_site):
+    for page in pages(built_site):
+        dialog = soup(page).select_one(".md-search[role=dialog]")
+        assert dialog["aria-label"] == "Search", page
