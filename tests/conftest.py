@@ -1,5 +1,6 @@
 import os
 import re
+import runpy
 import subprocess
 import sys
 import textwrap
@@ -7,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from snippet_runner import SnippetRunner
+from snippet_includes import line_range
+from snippet_runner import SnippetError, SnippetRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
@@ -33,6 +35,31 @@ def pages(site):
 def runner():
     """The build's engine, without its cache: every snippet really runs."""
     return SnippetRunner(SNIPPETS)
+
+
+@pytest.fixture
+def run_script(tmp_path, monkeypatch):
+    """run_script(path) runs a snippet as `python path` would (its folder first on
+    sys.path, in a scratch working folder) and returns its variables."""
+    monkeypatch.chdir(tmp_path)
+    loaded = set(sys.modules)
+
+    def run(path):
+        monkeypatch.syspath_prepend(str(path.parent))
+        return runpy.run_path(str(path))
+
+    yield run
+    for name in set(sys.modules) - loaded:  # a chapter's modules stay private to it
+        if str(SNIPPETS) in str(getattr(sys.modules[name], "__file__", None)):
+            del sys.modules[name]
+
+
+def stdout_shown(runner, path, section=None):
+    """The stdout the page shows under the block that includes `path` (or one section of it)."""
+    result = runner.run(path)
+    if result.error:
+        raise SnippetError(result)
+    return "".join(i["text"] for i in result.select(*line_range(path, section)) if i["kind"] == "stdout")
 
 
 def mkdocs(project, *args, env=None, **kwargs):

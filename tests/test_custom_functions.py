@@ -2,7 +2,6 @@
 
 import copy
 import math
-import runpy
 from collections import Counter
 
 import pytest
@@ -14,11 +13,8 @@ FOLDER = SNIPPETS / "custom_functions"
 
 
 @pytest.fixture
-def run(tmp_path, monkeypatch):
-    """Run a snippet of this chapter like `python snippet.py` would, and return its variables."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(FOLDER))
-    return lambda name: runpy.run_path(str(FOLDER / name))
+def run(run_script):
+    return lambda name: run_script(FOLDER / name)
 
 
 @pytest.fixture

@@ -1,29 +1,20 @@
 """Claims of the chapter 'Debugging gradients' (docs/debugging_gradients.md)."""
 
-import runpy
-
 import pytest
 import torch
-from conftest import SNIPPETS
-
-from snippet_outputs import line_range
+from conftest import SNIPPETS, stdout_shown
 
 CHAPTER = SNIPPETS / "debugging_gradients"
 INPLACE = "one of the variables needed for gradient computation has been modified by an inplace operation"
 
 
 @pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(CHAPTER))
-    return lambda name: runpy.run_path(str(CHAPTER / name))
+def run(run_script):
+    return lambda name: run_script(CHAPTER / name)
 
 
 def shown(runner, name, section=None):
-    result = runner.run(CHAPTER / name)
-    assert result.error is None, result.error
-    items = result.select(*line_range(result.path, section))
-    return "".join(i["text"] for i in items if i["kind"] == "stdout")
+    return stdout_shown(runner, CHAPTER / name, section)
 
 
 def lines_of(name, code):

@@ -1,28 +1,16 @@
 """Claims of the chapter 'The PyTorch 2 Function API' (docs/function_api.md)."""
 
-import runpy
-import sys
-
 import pytest
 import torch
-from conftest import SNIPPETS
+from conftest import SNIPPETS, stdout_shown
 from torch.func import grad, jacrev, vjp, vmap
-
-from snippet_includes import line_range
 
 FOLDER = SNIPPETS / "function_api"
 
 
 @pytest.fixture
-def run(tmp_path, monkeypatch):
-    """Run a snippet of this chapter as a script and return its variables."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(FOLDER))
-    before = set(sys.modules)
-    yield lambda name: runpy.run_path(str(FOLDER / name))
-    for name in set(sys.modules) - before:  # this folder's modules stay private to it
-        if str(FOLDER) in str(getattr(sys.modules[name], "__file__", "")):
-            del sys.modules[name]
+def run(run_script):
+    return lambda name: run_script(FOLDER / name)
 
 
 @pytest.fixture
@@ -31,10 +19,7 @@ def elu(run):
 
 
 def printed(runner, name, section=None):
-    result = runner.run(FOLDER / name)
-    assert result.error is None
-    items = result.select(*line_range(result.path, section)) if section else result.items
-    return "".join(i["text"] for i in items if i["kind"] == "stdout")
+    return stdout_shown(runner, FOLDER / name, section)
 
 
 def test_forward_takes_no_ctx_and_the_values_and_gradients_are_the_elu(elu):

@@ -1,29 +1,22 @@
 """Claims of the chapter 'Gradient reversal' (docs/gradient_reversal.md)."""
 
 import math
-import runpy
 
 import pytest
 import torch
-from conftest import SNIPPETS
+from conftest import SNIPPETS, stdout_shown
 from torch.autograd import gradcheck
-
-from snippet_outputs import line_range
 
 CHAPTER = SNIPPETS / "gradient_reversal"
 
 
 @pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(CHAPTER))
-    return lambda name: runpy.run_path(str(CHAPTER / name))
+def run(run_script):
+    return lambda name: run_script(CHAPTER / name)
 
 
-def shown(runner, name, section):
-    result = runner.run(CHAPTER / name)
-    items = result.select(*line_range(result.path, section))
-    return "".join(i["text"] for i in items if i["kind"] == "stdout")
+def shown(runner, name, section=None):
+    return stdout_shown(runner, CHAPTER / name, section)
 
 
 def test_identity_forward_and_negated_scaled_backward(run, runner):

@@ -2,18 +2,14 @@
 
 import json
 import math
-import runpy
 import subprocess
 import sys
 
 import pytest
 import torch
-import torch.autograd.forward_ad as fwAD
-from conftest import ROOT, SNIPPETS
+from conftest import ROOT, SNIPPETS, stdout_shown
 from torch.autograd import gradcheck, gradgradcheck
 from torch.func import grad, jacfwd, jacrev, jvp
-
-from snippet_includes import line_range
 
 FOLDER = SNIPPETS / "higher_order"
 BENCH = ROOT / "bench" / "jacobian_modes.py"
@@ -21,15 +17,8 @@ RESULTS = ROOT / "bench" / "results" / "jacobian_modes.json"
 
 
 @pytest.fixture
-def run(tmp_path, monkeypatch):
-    """Run a snippet of this chapter as a script and return its variables."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(FOLDER))
-    before = set(sys.modules)
-    yield lambda name: runpy.run_path(str(FOLDER / name))
-    for name in set(sys.modules) - before:  # this folder's modules stay private to it
-        if str(FOLDER) in str(getattr(sys.modules[name], "__file__", "")):
-            del sys.modules[name]
+def run(run_script):
+    return lambda name: run_script(FOLDER / name)
 
 
 @pytest.fixture
@@ -38,9 +27,7 @@ def elu(run):
 
 
 def printed(runner, name, section=None):
-    result = runner.run(FOLDER / name)
-    assert result.error is None
-    return "".join(i["text"] for i in result.select(*line_range(result.path, section)) if i["kind"] == "stdout")
+    return stdout_shown(runner, FOLDER / name, section)
 
 
 def elu_values(z, alpha=0.5):

@@ -6,15 +6,12 @@ data file is checked against that file.
 """
 
 import json
-import runpy
 import subprocess
 import sys
 
 import pytest
 import torch
-from conftest import ROOT, SNIPPETS
-
-from snippet_outputs import line_range
+from conftest import ROOT, SNIPPETS, stdout_shown
 
 CHAPTER = SNIPPETS / "performance"
 BENCH = ROOT / "bench" / "elu_performance.py"
@@ -24,17 +21,12 @@ COMPILED = ["torch.compile(composite)", "FusedELUFunction"]
 
 
 @pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(CHAPTER))
-    return lambda name: runpy.run_path(str(CHAPTER / name))
+def run(run_script):
+    return lambda name: run_script(CHAPTER / name)
 
 
 def shown(runner, name, section=None):
-    result = runner.run(CHAPTER / name)
-    assert result.error is None, result.error
-    items = result.select(*line_range(result.path, section))
-    return "".join(i["text"] for i in items if i["kind"] == "stdout")
+    return stdout_shown(runner, CHAPTER / name, section)
 
 
 def check_schema(data):

@@ -1,29 +1,21 @@
 """Claims of the chapter 'Vector-Jacobian products' (docs/vector_jacobian_products.md)."""
 
-import runpy
-
 import pytest
 import torch
-from conftest import ROOT, SNIPPETS
+from conftest import ROOT, SNIPPETS, stdout_shown
 from torch.autograd.functional import jacobian
-
-from snippet_includes import line_range
 
 CHAPTER = SNIPPETS / "vector_jacobian_products"
 LOG_GRAD = torch.tensor([[3.0, 1.0, 0.0], [1.0, 0.0, 1 / 6]])  # v / x, worked out by hand
 
 
 @pytest.fixture
-def run(tmp_path, monkeypatch):
-    """Run a snippet of this chapter as a script and return its variables."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(CHAPTER))
-    return lambda name: runpy.run_path(str(CHAPTER / name))
+def run(run_script):
+    return lambda name: run_script(CHAPTER / name)
 
 
-def printed(runner, name, section):
-    result = runner.run(CHAPTER / name)
-    return "".join(i["text"] for i in result.select(*line_range(result.path, section)) if i["kind"] == "stdout")
+def printed(runner, name, section=None):
+    return stdout_shown(runner, CHAPTER / name, section)
 
 
 def test_backward_on_a_non_scalar_output_fails(runner):
