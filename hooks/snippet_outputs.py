@@ -18,7 +18,6 @@ code only), which bench/build_time.py uses as the plain-Markdown baseline.
 """
 
 import logging
-import re
 import secrets
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 
 import snippet_html
-from snippet_includes import FENCE, fences, includes_in, line_range
+from snippet_includes import FENCE, includes_in, line_range
 from snippet_runner import WORKER_PROCESS, SnippetError, SnippetRunner, execution_enabled
 
 log = logging.getLogger("mkdocs.hooks.snippet_outputs")
@@ -50,20 +49,6 @@ def on_config(config):
     state["runner"] = SnippetRunner(state["snippets"], root / ".cache" / "snippet-outputs")
     state["assets"], state["outputs"] = {}, {}
     state["token"] = secrets.token_hex(4)  # page markers no prose can contain
-
-
-def on_files(files, config):
-    """Start the worker early (torch imports while pages render) if any snippet must run."""
-    if not execution_enabled():
-        return
-    runner = state["runner"]
-    for file in files.documentation_pages():
-        if not file.src_uri.endswith(".md"):
-            continue
-        for _, found in fences(Path(file.abs_src_path).read_text(encoding="utf-8"), state["snippets"]):
-            if any(i.path.exists() and runner.load(runner.key(i.path)) is None for i in found):
-                WORKER_PROCESS.start()
-                return
 
 
 def on_page_markdown(markdown, page, config, files):
@@ -103,10 +88,6 @@ def output_html(include, page):
             raise PluginError(message)
         log.error(message)
         return snippet_html.error_block(message)
-    if result.cached:
-        log.debug(f"snippet {include.file}: cached")
-    else:
-        log.info(f"snippet {include.file} ran in {result.seconds:.2f} s")
     try:
         first, last = line_range(path, include.select)
     except ValueError as err:

@@ -14,6 +14,7 @@ import atexit
 import functools
 import hashlib
 import json
+import logging
 import os
 import platform
 import subprocess
@@ -26,6 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "snippet_worker.py"
 PACKAGES = ("torch", "torchviz", "graphviz", "matplotlib", "numpy")
+log = logging.getLogger("mkdocs.snippets")  # under "mkdocs": the build log shows it
 
 
 @dataclass
@@ -137,6 +139,7 @@ class SnippetRunner:
             return cached
         reply = WORKER_PROCESS.run(path, self.project, self.timeout)
         result = Result(path, reply["items"], reply["seconds"], False, reply.get("error"), reply["deps"])
+        log.info(f"snippet {path.relative_to(self.root).as_posix()} ran in {result.seconds:.2f} s")
         if result.error is None:
             self.store(key, result)
         return result
