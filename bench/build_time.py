@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-COPY = ["mkdocs.yml", "docs", "snippets", "hooks"]
+COPY = ["mkdocs.yml", "docs", "snippets", "hooks", "bench"]
 
 
 def build(site, execute=True):
@@ -46,6 +46,14 @@ def build(site, execute=True):
         sys.exit(f"build failed:\n{done.stderr}")
     runs = {name: float(t) for name, t in re.findall(r"snippet (\S+) ran in ([\d.]+) s", done.stderr)}
     return seconds, runs
+
+
+def copy_site(folder):
+    folder.mkdir(parents=True)
+    for name in COPY:
+        (shutil.copytree if (ROOT / name).is_dir() else shutil.copy)(ROOT / name, folder / name)
+    (folder / "node_modules").symlink_to(ROOT / "node_modules")
+    return folder
 
 
 def serve_rebuilds(site, page, snippet, repeats):
@@ -71,7 +79,8 @@ def serve_rebuilds(site, page, snippet, repeats):
     try:
         rebuilt()  # the first build
         while "Serving on" not in lines.get(timeout=60):
-            pass  # files are watched from here on
+            pass
+        time.sleep(2)  # the file watcher starts in a thread of its own: let it settle
         prose, code, own = [], [], []
         for n in range(repeats):
             with page.open("a") as f:
@@ -98,14 +107,13 @@ def main():
     times = {"plain": [], "cold": [], "no-change": [], "one-edit": []}
     own_cold, own_edit = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        site = Path(tmp)
-        for name in COPY:
-            (shutil.copytree if (ROOT / name).is_dir() else shutil.copy)(ROOT / name, site / name)
-        (site / "node_modules").symlink_to(ROOT / "node_modules")
+        # Plain builds get a copy of their own, so that their notebook cache (notebooks
+        # without outputs) stays warm, as it would for an author who never executes.
+        site, plain = copy_site(Path(tmp) / "site"), copy_site(Path(tmp) / "plain")
         edited = site / "snippets" / args.snippet
-        build(site, execute=False)  # warm the OS file cache before measuring
+        build(plain, execute=False)  # warm caches before measuring
         for n in range(args.repeats):
-            times["plain"].append(build(site, execute=False)[0])
+            times["plain"].append(build(plain, execute=False)[0])
             shutil.rmtree(site / ".cache", ignore_errors=True)
             seconds, cold_runs = build(site)
             times["cold"].append(seconds)
