@@ -5,11 +5,13 @@ each snippet's code block (its file name) links to that file.
 """
 
 import html
+import re
 from pathlib import Path
 
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
+TITLE = re.compile(r'<span class="filename">([^<]+)</span>')
 state = {}
 
 
@@ -24,10 +26,11 @@ def on_files(files, config):
 
 
 def on_page_content(content, page, config, files):
-    for name in state["names"]:
-        title = f'<span class="filename">{html.escape(name)}</span>'
-        if title in content:
-            url = get_relative_url(f"snippets/{name}", page.url)
-            link = f'<span class="filename"><a href="{url}" download title="Download {name}">{name}</a></span>'
-            content = content.replace(title, link)
-    return content
+    def link(m):
+        name = html.unescape(m[1])
+        if name not in state["names"]:
+            return m[0]
+        url = get_relative_url(f"snippets/{name}", page.url)
+        return f'<span class="filename"><a href="{url}" download title="Download {m[1]}">{m[1]}</a></span>'
+
+    return TITLE.sub(link, content)
