@@ -31,6 +31,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check pip==26.3
 	$(BIN)/python -m pip install --quiet --group site --group test -c constraints.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --editable .
 	touch $@
 
 node_modules/.installed: package-lock.json $(VENV)/.installed
@@ -38,7 +39,7 @@ node_modules/.installed: package-lock.json $(VENV)/.installed
 	touch $@
 
 system-deps: $(VENV)/.installed
-	@$(BIN)/python hooks/system_tools.py --browser
+	@$(BIN)/python -m snippet_engine.system_tools --browser
 
 clean:
 	rm -rf site .cache

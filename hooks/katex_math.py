@@ -1,11 +1,13 @@
 """Typeset the site's math with KaTeX at build time: no script, no CDN.
 
 pymdownx.arithmatex (generic mode) leaves `\\(...\\)` and `\\[...\\]` in
-elements of class `arithmatex` (and notebook pages get the same from their
-`$...$`); this hook renders each page's formulas in one
+elements of class `arithmatex` (notebook pages get the same from their
+`$...$`); once a page is rendered, this hook typesets its formulas in one
 call to a Node.js process (hooks/katex_render.mjs, KaTeX from node_modules)
 and serves KaTeX's stylesheet and fonts from the site itself. A formula KaTeX
-cannot parse fails the build with the page and the formula.
+cannot parse fails the build with the page and the formula. Typeset formulas
+are kept in `.cache/katex.json` (by TeX and mode, with the KaTeX version), so
+an unchanged page starts no Node.js process.
 """
 
 import html
@@ -22,15 +24,21 @@ from mkdocs.structure.files import File
 
 HERE = Path(__file__).resolve().parent
 MATH = re.compile(r'<(span|div) class="arithmatex">\\([(\[])(.*?)\\[)\]]</\1>', re.S)
-# Markdown cells of notebook pages (mkdocs-jupyter) keep Jupyter's $...$ and $$...$$.
-NOTEBOOK_MARKDOWN = re.compile(r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^>]*>)(.*?)(</div>)', re.S)
-state = {"proc": None, "dist": None}
+state = {"proc": None, "dist": None, "cache": {}, "used": {}}
 
 
 def on_config(config):
-    state["dist"] = Path(config.config_file_path).resolve().parent / "node_modules" / "katex" / "dist"
+    root = Path(config.config_file_path).resolve().parent
+    state["dist"] = root / "node_modules" / "katex" / "dist"
     if not (state["dist"] / "katex.min.css").exists():
         raise PluginError(f"KaTeX is not installed ({state['dist']} is missing): run `make setup`.")
+    version = json.loads((state["dist"].parent / "package.json").read_text())["version"]
+    state["file"], state["version"], state["used"] = root / ".cache" / "katex.json", version, {}
+    try:
+        saved = json.loads(state["file"].read_text(encoding="utf-8"))
+        state["cache"] = saved["formulas"] if saved["katex"] == version else {}
+    except (OSError, ValueError, KeyError, TypeError):
+        state["cache"] = {}
 
 
 def on_files(files, config):
@@ -51,37 +59,38 @@ def katex():
     return state["proc"]
 
 
-def delimit_notebook_math(content):
-    def cell(m):
-        body = re.sub(r"\$\$(.+?)\$\$", r'<span class="arithmatex">\\[\1\\]</span>', m[2], flags=re.S)
-        body = re.sub(r"(?<!\\)\$(.+?)(?<!\\)\$", r'<span class="arithmatex">\\(\1\\)</span>', body, flags=re.S)
-        return m[1] + body + m[3]
-
-    return NOTEBOOK_MARKDOWN.sub(cell, content)
-
-
-def on_page_content(content, page, config, files):
-    if page.file.src_uri.endswith(".ipynb"):
-        content = delimit_notebook_math(content)
+def on_post_page(content, page, config):
+    """After the search plugin has read the page: search indexes each formula once, as
+    TeX, and does not parse KaTeX's thousands of spans (HTML, MathML and TeX again)."""
     found = list(MATH.finditer(content))
     if not found:
         return content
-    proc = katex()
-    formulas = [{"tex": html.unescape(m[3]).strip(), "display": m[2] == "["} for m in found]
-    proc.stdin.write(json.dumps(formulas) + "\n")
-    proc.stdin.flush()
-    replies = iter(json.loads(proc.stdout.readline()))
+    formulas = {f"{m[2]}{html.unescape(m[3]).strip()}": None for m in found}
+    missing = [key for key in formulas if key not in state["cache"]]
+    if missing:
+        proc = katex()
+        proc.stdin.write(json.dumps([{"tex": key[1:], "display": key[0] == "["} for key in missing]) + "\n")
+        proc.stdin.flush()
+        for key, reply in zip(missing, json.loads(proc.stdout.readline())):
+            if "error" in reply:
+                raise PluginError(f"{page.file.src_uri}: KaTeX cannot typeset {key[1:]!r}: {reply['error']}")
+            state["cache"][key] = reply["html"]
+    for key in formulas:
+        state["used"][key] = state["cache"][key]
 
     def typeset(m):
-        reply = next(replies)
-        if "error" in reply:
-            raise PluginError(f"{page.file.src_uri}: KaTeX cannot typeset {m[3]!r}: {reply['error']}")
-        return f'<{m[1]} class="arithmatex">{reply["html"]}</{m[1]}>'
+        return f'<{m[1]} class="arithmatex">{state["cache"][m[2] + html.unescape(m[3]).strip()]}</{m[1]}>'
 
     return MATH.sub(typeset, content)
 
 
 def on_post_build(config):
+    if state["used"] != state["cache"] or not state["file"].exists():  # new formulas, or ones no page uses
+        state["file"].parent.mkdir(parents=True, exist_ok=True)
+        tmp = state["file"].with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"katex": state["version"], "formulas": state["used"]}), encoding="utf-8")
+        tmp.replace(state["file"])
+        state["cache"] = dict(state["used"])
     if state["proc"] is not None:
         state["proc"].stdin.close()
         state["proc"].wait()

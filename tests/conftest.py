@@ -7,13 +7,22 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
-from snippet_includes import line_range
-from snippet_runner import SnippetError, SnippetRunner
+from snippet_engine.chapter import line_range
+from snippet_engine.runner import Runner, SnippetError
+from snippet_engine.scrapers import GRAPH, WARNING
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 HOOKS = ROOT / "hooks"
+
+
+def engine_settings():
+    """The snippets plugin's settings in the real mkdocs.yml: the tests run snippets as the build does."""
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    (settings,) = [p["snippets"] for p in config["plugins"] if isinstance(p, dict) and "snippets" in p]
+    return settings
 
 
 @pytest.fixture(scope="session")
@@ -33,33 +42,93 @@ def pages(site):
 
 @pytest.fixture(scope="session")
 def runner():
-    """The build's engine, without its cache: every snippet really runs."""
-    return SnippetRunner(SNIPPETS)
+    """The build's engine, with the build's settings and cache."""
+    settings = engine_settings()
+    engine = Runner(SNIPPETS, ROOT / ".cache" / "snippets", timeout=settings.get("timeout", 600),
+                    preload=settings.get("preload", ()))
+    yield engine
+    engine.close()
 
 
-@pytest.fixture
-def run_script(tmp_path, monkeypatch):
-    """run_script(path) runs a snippet as `python path` would (its folder first on
-    sys.path, in a scratch working folder) and returns its variables."""
-    monkeypatch.chdir(tmp_path)
-    loaded = set(sys.modules)
+def kind(output):
+    """stdout, stderr, warning, graph or figure."""
+    data = output.get("data", {})
+    if output["output_type"] == "stream":
+        return output["name"]
+    return "warning" if WARNING in data else "graph" if GRAPH in data else "figure"
 
-    def run(path):
-        monkeypatch.syspath_prepend(str(path.parent))
-        return runpy.run_path(str(path))
 
-    yield run
-    for name in set(sys.modules) - loaded:  # a chapter's modules stay private to it
-        if str(SNIPPETS) in str(getattr(sys.modules[name], "__file__", None)):
+def printed(outputs):
+    return "".join(o["text"] for o in outputs if kind(o) == "stdout")
+
+
+def graphs(outputs):
+    """{"nodes", "edges"} of each graph among the outputs."""
+    return [o["data"][GRAPH] for o in outputs if kind(o) == "graph"]
+
+
+def warnings_in(outputs):
+    """{"category", "message"} of each warning among the outputs."""
+    return [o["data"][WARNING] for o in outputs if kind(o) == "warning"]
+
+
+class Chapter:
+    """The snippets of one chapter, as the page shows them and as a reader runs them."""
+
+    def __init__(self, folder, runner, tmp_path, monkeypatch):
+        self.folder, self.runner, self.tmp_path, self.monkeypatch = folder, runner, tmp_path, monkeypatch
+
+    def path(self, name):
+        return self.folder / name
+
+    def result(self, name):
+        """The engine's result for a snippet that must succeed."""
+        result = self.runner.run(self.path(name))
+        if result.error:
+            raise SnippetError(result)
+        return result
+
+    def outputs(self, name, section=None):
+        """The outputs the page shows under the block that includes `name` (or one section of it)."""
+        result = self.result(name)
+        return result.select(*line_range(result.path, section)) if section else result.select()
+
+    def shown(self, name, section=None):
+        """The text the page prints under that block."""
+        return printed(self.outputs(name, section))
+
+    def lines(self, name, section=None):
+        """(line, output) pairs of the snippet or one section: where each output came from."""
+        result = self.result(name)
+        first, last = line_range(result.path, section) if section else (None, None)
+        return [(i["line"], i["output"]) for i in result.outputs
+                if first is None or (i["line"] and first <= i["line"] <= last)]
+
+    def line_of(self, name, code):
+        """The number of the one line of the snippet that reads `code` (stripped)."""
+        (number,) = [n for n, text in enumerate(self.path(name).read_text().splitlines(), 1) if text.strip() == code]
+        return number
+
+    def run(self, name):
+        """Run a snippet as `python name` would, in a scratch folder; returns its variables."""
+        self.monkeypatch.chdir(self.tmp_path)
+        self.monkeypatch.syspath_prepend(str(self.folder))
+        forget_snippet_modules()  # another chapter's elu.py is another module
+        return runpy.run_path(str(self.path(name)))
+
+
+def forget_snippet_modules():
+    for name, module in list(sys.modules.items()):
+        if str(getattr(module, "__file__", None) or "").startswith(str(SNIPPETS)):
             del sys.modules[name]
 
 
-def stdout_shown(runner, path, section=None):
-    """The stdout the page shows under the block that includes `path` (or one section of it)."""
-    result = runner.run(path)
-    if result.error:
-        raise SnippetError(result)
-    return "".join(i["text"] for i in result.select(*line_range(path, section)) if i["kind"] == "stdout")
+@pytest.fixture
+def chapter(request, runner, tmp_path, monkeypatch):
+    """The chapter a test file is about: tests/test_<slug>.py tests snippets/<slug>/."""
+    slug = Path(request.node.path).stem.removeprefix("test_")
+    yield Chapter(SNIPPETS / slug, runner, tmp_path, monkeypatch)
+    forget_snippet_modules()
 
 
 def mkdocs(project, *args, env=None, **kwargs):
@@ -71,7 +140,7 @@ def mkdocs(project, *args, env=None, **kwargs):
 
 
 class Project:
-    """A throwaway site that uses the real snippet hook."""
+    """A throwaway site with the real mkdocs.yml (strict, every plugin and hook) and its own pages."""
 
     def __init__(self, root):
         self.root = root
@@ -87,15 +156,12 @@ class Project:
 def project(tmp_path):
     site = Project(tmp_path)
     (tmp_path / "snippets").mkdir()
-    site.write("mkdocs.yml", f"""
-        site_name: Test
-        theme: {{name: material, font: false}}
-        markdown_extensions:
-          - pymdownx.superfences
-          - pymdownx.snippets: {{base_path: [snippets], check_paths: true}}
-        hooks: ["{HOOKS / 'snippet_outputs.py'}"]
-        watch: [snippets]
-        """)
+    (tmp_path / "docs").mkdir()
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    config["nav"] = ["index.md"]
+    config["hooks"] = [str(ROOT / hook) for hook in config["hooks"]]
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    (tmp_path / "node_modules").symlink_to(ROOT / "node_modules")
     return site
 
 

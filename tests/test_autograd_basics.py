@@ -1,48 +1,23 @@
 """Claims of the chapter 'Autograd basics' (docs/autograd_basics.md)."""
 
 import math
-import runpy
 
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import SNIPPETS
+from conftest import graphs, kind, warnings_in
 
-from snippet_includes import line_range
-
-CHAPTER = SNIPPETS / "autograd_basics"
-FIRST = CHAPTER / "first_gradient.py"
 NON_LEAF_WARNING = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
 
 
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    """Run a snippet of this chapter as a script and return its variables."""
-    monkeypatch.chdir(tmp_path)
-    return lambda name: runpy.run_path(str(CHAPTER / name))
+def warned_lines(chapter, name):
+    """The lines of a snippet whose output shows the non-leaf .grad warning."""
+    return [line for line, output in chapter.lines(name) for w in warnings_in([output])
+            if NON_LEAF_WARNING in w["message"]]
 
 
-def section(result, name):
-    """The items the page shows under one section of the snippet."""
-    return result.select(*line_range(result.path, name))
-
-
-def printed(items):
-    return "".join(i["text"] for i in items if i["kind"] == "stdout")
-
-
-def warned_lines(items):
-    return [i["line"] for i in items if i["kind"] == "warning" and NON_LEAF_WARNING in i["text"]]
-
-
-def line_of(path, code):
-    (number,) = [n for n, text in enumerate(path.read_text().splitlines(), 1) if text.strip() == code]
-    return number
-
-
-def test_out_is_27_and_every_entry_of_x_grad_is_4_5(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    ns = runpy.run_path(str(FIRST))
+def test_out_is_27_and_every_entry_of_x_grad_is_4_5(chapter):
+    ns = chapter.run("first_gradient.py")
     assert ns["out"].item() == 27.0
     assert ns["out"].grad_fn.name() == "MeanBackward0"
     assert torch.equal(ns["x"].grad, torch.full((2, 2), 4.5))
@@ -50,53 +25,49 @@ def test_out_is_27_and_every_entry_of_x_grad_is_4_5(tmp_path, monkeypatch):
     assert (ns["x"].grad != 0).all(), "none of the entries is zero"
 
 
-def test_the_page_shows_the_printed_gradient_and_the_graph(runner):
-    result = runner.run(FIRST)
-    assert "tensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])" in result.stdout
-    (graph,) = [item for item in result.items if item["kind"] == "graph"]
+def test_the_page_shows_the_printed_gradient_and_the_graph(chapter):
+    assert "tensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])" in chapter.shown("first_gradient.py")
+    (graph,) = graphs(chapter.outputs("first_gradient.py"))
     # The prose reads the picture top down as the forward pass: arrows run from x to out.
     chain = ["x (2, 2)", "AccumulateGrad", "AddBackward0", "PowBackward0", "MulBackward0", "MeanBackward0", "()"]
     assert sorted(graph["edges"]) == sorted(map(list, zip(chain, chain[1:])))
 
 
-def test_leaves_have_no_grad_fn_and_only_tracked_leaves_get_a_grad(run, runner):
-    ns = run("leaf_tensors.py")
+def test_leaves_have_no_grad_fn_and_only_tracked_leaves_get_a_grad(chapter):
+    ns = chapter.run("leaf_tensors.py")
     x, c, y = ns["x"], ns["c"], ns["y"]
     assert (x.is_leaf, x.requires_grad, x.grad_fn) == (True, True, None)
     assert (c.is_leaf, c.requires_grad, c.grad_fn) == (True, False, None)
     assert (y.is_leaf, y.requires_grad, y.grad_fn.name()) == (False, True, "AddBackward0")
     assert torch.equal(x.grad, torch.ones(2, 2)) and c.grad is None
-    result = runner.run(CHAPTER / "leaf_tensors.py")
-    assert printed(section(result, "kinds")) == "True True None\nTrue False None\nFalse True AddBackward0\n"
-    shown = printed(section(result, "grad")).splitlines()
+    assert chapter.shown("leaf_tensors.py", "kinds") == "True True None\nTrue False None\nFalse True AddBackward0\n"
+    shown = chapter.shown("leaf_tensors.py", "grad").splitlines()
     assert shown[0] == "None", ".grad is None before backward()"
 
 
-def test_reading_a_non_leaf_grad_warns_and_retain_grad_keeps_it(run, runner):
-    path = CHAPTER / "non_leaf_grad.py"
+def test_reading_a_non_leaf_grad_warns_and_retain_grad_keeps_it(chapter):
     with pytest.warns(UserWarning, match="not a leaf Tensor"):
-        ns = run("non_leaf_grad.py")
+        ns = chapter.run("non_leaf_grad.py")
     assert torch.equal(ns["z"].grad, torch.full((2, 2), 0.25)), "d out / d z = 1/4"
-    result = runner.run(path)
-    (warning,) = [i for i in result.items if i["kind"] == "warning"]
-    assert warning["category"] == "UserWarning" and NON_LEAF_WARNING in warning["text"]
-    assert warning["line"] == line_of(path, "print(y.grad)")
-    assert "retain_grad()" in warning["text"]
+    ((line, output),) = [(line, o) for line, o in chapter.lines("non_leaf_grad.py") if kind(o) == "warning"]
+    (warning,) = warnings_in([output])
+    assert warning["category"] == "UserWarning" and NON_LEAF_WARNING in warning["message"]
+    assert line == chapter.line_of("non_leaf_grad.py", "print(y.grad)")
+    assert "retain_grad()" in warning["message"]
 
 
-def test_gradients_accumulate_until_zeroed(run, runner):
-    ns = run("gradient_accumulation.py")
+def test_gradients_accumulate_until_zeroed(chapter):
+    ns = chapter.run("gradient_accumulation.py")
     assert ns["x"].grad is None, "optimizer.zero_grad() sets .grad to None"
-    result = runner.run(CHAPTER / "gradient_accumulation.py")
     once, twice = torch.full((2, 2), 4.5), torch.full((2, 2), 9.0)
-    assert printed(section(result, "accumulate")) == f"{once}\n{twice}\n"
-    assert printed(section(result, "zero")) == f"{once}\nNone\n"
+    assert chapter.shown("gradient_accumulation.py", "accumulate") == f"{once}\n{twice}\n"
+    assert chapter.shown("gradient_accumulation.py", "zero") == f"{once}\nNone\n"
 
 
-def test_a_second_backward_needs_retain_graph(run, runner):
-    ns = run("retain_graph.py")
+def test_a_second_backward_needs_retain_graph(chapter):
+    ns = chapter.run("retain_graph.py")
     assert torch.equal(ns["x"].grad, torch.full((2, 2), 9.0)), "both passes add 4.5"
-    shown = printed(section(runner.run(CHAPTER / "retain_graph.py"), "twice"))
+    shown = chapter.shown("retain_graph.py", "twice")
     assert shown.startswith("RuntimeError: Trying to backward through the graph a second time")
     assert "retain_graph=True" in shown
     assert "PowBackward0" in {f.name() for f in walk(ns["out"].grad_fn)}, "the node the prose names"
@@ -109,8 +80,8 @@ def walk(node):
             yield from walk(child)
 
 
-def test_no_grad_records_nothing_and_detach_shares_storage(run):
-    ns = run("no_grad_and_detach.py")
+def test_no_grad_records_nothing_and_detach_shares_storage(chapter):
+    ns = chapter.run("no_grad_and_detach.py")
     assert ns["y"].requires_grad is False and ns["y"].grad_fn is None
     assert ns["x"].requires_grad, "the input was tracked"
     d, x = ns["d"], ns["x"]
@@ -118,22 +89,21 @@ def test_no_grad_records_nothing_and_detach_shares_storage(run):
     assert d.data_ptr() == x.data_ptr() and x[0, 0].item() == 5.0
 
 
-def test_autograd_grad_returns_and_backward_accumulates(run, runner):
-    ns = run("grad_versus_backward.py")
+def test_autograd_grad_returns_and_backward_accumulates(chapter):
+    ns = chapter.run("grad_versus_backward.py")
     assert torch.equal(ns["dout_dx"], torch.full((2, 2), 4.5))
     assert torch.equal(ns["dout_dz"], torch.full((2, 2), 0.25)), "a gradient with respect to a non-leaf"
     assert ns["returned"] is None
     assert torch.equal(ns["x"].grad, ns["dout_dx"]), "x.grad holds only the backward() pass"
-    result = runner.run(CHAPTER / "grad_versus_backward.py")
-    assert printed(section(result, "grad")).splitlines()[-1] == "None"
-    assert not [i for i in result.items if i["kind"] == "warning"], "no warning for the non-leaf z"
+    assert chapter.shown("grad_versus_backward.py", "grad").splitlines()[-1] == "None"
+    assert not warnings_in(chapter.outputs("grad_versus_backward.py")), "no warning for the non-leaf z"
 
 
 # pytest.warns re-emits the warnings it does not match, and that loses pyproject's torchviz filter.
 @pytest.mark.filterwarnings("ignore:distutils Version classes are deprecated:DeprecationWarning")
-def test_one_layer_network_gradients(run):
+def test_one_layer_network_gradients(chapter):
     with pytest.warns(UserWarning, match="not a leaf Tensor"):
-        ns = run("one_layer_network.py")
+        ns = chapter.run("one_layer_network.py")
     x, target, W, b, z, loss = (ns[k] for k in ("x", "target", "W", "b", "z", "loss"))
     assert x.shape == (8,) and (x == 1).all() and target.shape == (10,) and (target == 0).all()
     assert torch.allclose(loss, F.softplus(z).mean()), "BCE with a zero target is the mean softplus"
@@ -145,13 +115,13 @@ def test_one_layer_network_gradients(run):
     assert not z.is_leaf and not loss.is_leaf
 
 
-def test_one_layer_network_page_shows_graph_and_warnings(runner):
-    path = CHAPTER / "one_layer_network.py"
-    result = runner.run(path)
-    assert printed(section(result, "backward")).splitlines()[-1] == "True"
-    assert warned_lines(result.items) == [line_of(path, "print(z.grad)"), line_of(path, "print(loss.grad)")]
-    assert printed(section(result, "others")) == "None None\nNone\nNone\n"
-    (graph,) = [i for i in result.items if i["kind"] == "graph"]
+def test_one_layer_network_page_shows_graph_and_warnings(chapter):
+    name = "one_layer_network.py"
+    assert chapter.shown(name, "backward").splitlines()[-1] == "True"
+    assert warned_lines(chapter, name) == [chapter.line_of(name, "print(z.grad)"),
+                                           chapter.line_of(name, "print(loss.grad)")]
+    assert chapter.shown(name, "others") == "None None\nNone\nNone\n"
+    (graph,) = graphs(chapter.outputs(name))
     assert sorted(graph["nodes"]) == sorted([
         "W (8, 10)", "b (10)", "AccumulateGrad", "AccumulateGrad", "MmBackward0", "SqueezeBackward4",
         "AddBackward0", "BinaryCrossEntropyWithLogitsBackward0", "()"]), "x and target are not in the graph"
@@ -163,24 +133,24 @@ def test_one_layer_network_page_shows_graph_and_warnings(runner):
             ("BinaryCrossEntropyWithLogitsBackward0", "()")} == edges
 
 
-def test_solution_three_backward_calls(run):
-    ns = run("solution_three_backward_calls.py")
+def test_solution_three_backward_calls(chapter):
+    ns = chapter.run("solution_three_backward_calls.py")
     assert torch.equal(ns["x"].grad, 3 * 2 * ns["x"].detach())
     assert ns["x"].grad.tolist() == [6.0, 12.0, 18.0]
 
 
-def test_solution_who_gets_grad(run, runner):
-    path = CHAPTER / "solution_who_gets_grad.py"
+def test_solution_who_gets_grad(chapter):
+    name = "solution_who_gets_grad.py"
     with pytest.warns(UserWarning, match="not a leaf Tensor"):
-        ns = run("solution_who_gets_grad.py")
+        ns = chapter.run(name)
     assert ns["a"].grad.item() == ns["b"].item() + 1 == 4.0, "two paths: slope b through c, slope 1 directly"
     assert ns["b"].grad is None
     assert ns["c"].grad.item() == 1.0
-    assert warned_lines(runner.run(path).items) == [line_of(path, "print(d.grad)")]
+    assert warned_lines(chapter, name) == [chapter.line_of(name, "print(d.grad)")]
 
 
-def test_solution_sine_derivative(run):
-    ns = run("solution_sine_derivative.py")
+def test_solution_sine_derivative(chapter):
+    ns = chapter.run("solution_sine_derivative.py")
     x, dsin = ns["x"], ns["dsin"]
     assert x.shape == (5,) and x[0] == 0 and math.isclose(x[-1].item(), math.pi, rel_tol=1e-6)
     assert torch.equal(dsin, torch.cos(x.detach()))

@@ -5,16 +5,20 @@ kept in test-artifacts/screenshots/ for a person to look at.
 """
 
 import functools
+import sys
 import http.server
 import re
+import subprocess
 import threading
 from urllib.parse import urlparse
 
 import pytest
-from conftest import ROOT, SNIPPETS, pages
+from conftest import ROOT, pages, printed
 
-from snippet_includes import MARKER
-from system_tools import TOOLS, chromium
+from snippet_engine.runner import SnippetError
+
+sys.path.insert(0, str(ROOT / "hooks"))
+from system_tools import TOOLS, chromium  # noqa: E402
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -91,7 +95,7 @@ def test_every_graph_and_figure_is_visible(browser, urls):
     seen = 0
     for name, url in urls.items():
         page = open_page(browser, url)
-        for element in page.query_selector_all(".snippet-graph svg, .snippet-figure img, .jp-RenderedSVG img"):
+        for element in page.query_selector_all(".snippet-graph svg, .snippet-figure img"):
             element.scroll_into_view_if_needed()
             box = element.bounding_box()
             assert box and box["width"] > 20 and box["height"] > 20, f"{name}: an invisible graph or figure"
@@ -115,22 +119,72 @@ def test_search_finds_vector_jacobian(browser, urls):
     page.context.close()
 
 
-def test_code_blocks_have_copy_buttons_that_copy_the_runnable_code(browser, urls):
-    page = open_page(browser, urls["autograd_basics"])
+def normalised(text):
+    """Output with traceback places made comparable: `python -c` code is "<string>"."""
+    return re.sub(r'File "[^"]*", line \d+', "File …", text).rstrip()
+
+
+def copies(browser, url, last_only=False):
+    """(block text, clipboard, shown output) for every Python code block of a page, copied with its button."""
+    page = open_page(browser, url)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    blocks = page.locator(".md-content .highlight:has(span.filename a)")
-    assert blocks.count() > 5
-    for i in range(blocks.count()):
-        assert blocks.nth(i).locator("button.md-clipboard, button.md-code__button").count() == 1
-    # The block titled with the whole file (no section) copies the file a reader can run.
-    source = (SNIPPETS / "autograd_basics" / "first_gradient.py").read_text()
-    runnable = "".join(line for line in source.splitlines(keepends=True) if not MARKER.search(line))
-    whole = [i for i in range(blocks.count()) if blocks.nth(i).locator("code").inner_text().startswith('"""out =')]
-    block = blocks.nth(whole[0])
-    block.hover()
-    block.locator("button.md-clipboard, button.md-code__button").first.click()
-    copied = page.evaluate("navigator.clipboard.readText()")
-    assert copied.strip() == runnable.strip()
+    found = []
+    blocks = page.locator(".md-content .language-python.highlight, .md-content div.highlight[data-copy]")
+    for i in range(blocks.count() - 1 if last_only else 0, blocks.count()):
+        block = blocks.nth(i)
+        if block.evaluate("b => !!b.closest('details.snippet-setup')"):
+            continue  # the setup fold belongs to the block below it
+        block.scroll_into_view_if_needed()
+        block.hover()
+        block.locator("button.md-clipboard, button.md-code__button").first.click()
+        clipboard = page.evaluate("navigator.clipboard.readText()")
+        shown = block.evaluate("""b => {
+            let text = "", next = b.nextElementSibling;
+            while (next && next.matches(".snippet-output, .snippet-warning, .snippet-figure, .snippet-graph")) {
+                if (next.matches(".snippet-stdout")) text += next.querySelector("code").innerText + "\\n";
+                next = next.nextElementSibling;
+            }
+            return text;
+        }""")
+        found.append((block.locator("code").inner_text(), clipboard, shown))
+    page.context.close()
+    return found
+
+
+def test_every_copy_button_copies_code_that_runs_alone_and_prints_what_the_block_shows(browser, urls, runner):
+    """Each clipboard runs as `python -c` would in an empty folder (the engine emulates it,
+    so that 200 copies need not import torch 200 times; the next test runs real ones)."""
+    checked = 0
+    for name, url in urls.items():
+        # A notebook page's cell copies every cell up to it: the last one holds them all.
+        for code, clipboard, shown in copies(browser, url, last_only=name.startswith("notebooks/")):
+            assert code.strip() in clipboard, f"{name}: the copy holds the block's code"
+            result = runner.run_code(clipboard)
+            if result.error:
+                raise AssertionError(f"{name}: the copy of\n{code[:300]}\nfails: {SnippetError(result)}")
+            assert normalised(printed(result.select())).endswith(normalised(shown)), f"{name}: {code[:200]}"
+            checked += 1
+    assert checked > 150
+
+
+def test_copies_run_with_a_real_python_c(browser, urls, tmp_path):
+    """One block per chapter, with a real `python -c` in an empty folder."""
+    for name in ("autograd_basics", "custom_functions", "debugging_gradients", "performance", "gpu"):
+        code, clipboard, shown = copies(browser, urls[name])[-1]
+        done = subprocess.run([sys.executable, "-c", clipboard], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert normalised(done.stdout).endswith(normalised(shown)), name
+
+
+def test_a_section_block_folds_its_setup(browser, urls):
+    page = open_page(browser, urls["custom_functions"])
+    fold = page.locator("details.snippet-setup").first
+    assert re.fullmatch(r"\d+ lines of setup, run before the code below and copied with it",
+                        fold.locator("summary").inner_text())
+    assert not fold.locator("code").is_visible()
+    fold.locator("summary").click()
+    assert fold.locator("code").is_visible() and "import torch" in fold.locator("code").inner_text()
     page.context.close()
 
 
@@ -158,7 +212,7 @@ def test_every_chapter_offers_its_notebook(browser, urls, site_url):
     page = open_page(browser, urls["autograd_basics"])
     link = page.locator("p.notebook-download a")
     href = link.get_attribute("href")
-    assert re.fullmatch(r"\.\./notebooks/autograd_basics/autograd_basics\.ipynb", href)
-    response = page.request.get(f"{site_url}/notebooks/autograd_basics/autograd_basics.ipynb")
+    assert href == "../notebooks/autograd_basics.ipynb"
+    response = page.request.get(f"{site_url}/notebooks/autograd_basics.ipynb")
     assert response.ok and response.json()["nbformat"] == 4
     page.context.close()

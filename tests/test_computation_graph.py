@@ -1,38 +1,28 @@
 """Claims of the chapter 'Backpropagation and the computation graph' (docs/computation_graph.md)."""
 
-import runpy
-
-import pytest
 import torch
-from conftest import SNIPPETS
+from conftest import graphs
 
-FOLDER = SNIPPETS / "computation_graph"
-WALK = FOLDER / "walk_grad_fn.py"
-MODES = FOLDER / "forward_vs_reverse.py"
-
-
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    return lambda path: runpy.run_path(str(path))
+WALK = "walk_grad_fn.py"
+MODES = "forward_vs_reverse.py"
 
 
-def test_reverse_mode_takes_one_pass_and_forward_mode_one_per_parameter(run):
-    ns = run(MODES)
+def test_reverse_mode_takes_one_pass_and_forward_mode_one_per_parameter(chapter):
+    ns = chapter.run(MODES)
     assert ns["n"] == 256 == ns["passes"] == ns["reverse_grad"].numel()
     assert torch.allclose(ns["forward_grad"], ns["reverse_grad"], rtol=1e-4, atol=1e-5)
     assert ns["reverse_grad"].abs().max() > 1e-2, "a gradient of zeros would agree trivially"
 
 
-def test_the_page_shows_the_pass_counts(runner):
-    stdout = runner.run(MODES).stdout
+def test_the_page_shows_the_pass_counts(chapter):
+    stdout = chapter.shown(MODES)
     assert "reverse mode: 1 backward pass -> 256 derivatives" in stdout
     assert "forward mode: 256 forward passes -> 256 derivatives" in stdout
     assert "same gradient: True" in stdout
 
 
-def test_next_functions_have_none_for_x_and_target_and_accumulate_grad_for_w_and_b(run):
-    ns = run(WALK)
+def test_next_functions_have_none_for_x_and_target_and_accumulate_grad_for_w_and_b(chapter):
+    ns = chapter.run(WALK)
     w, b = ns["w"], ns["b"]
     sub = ns["loss"].grad_fn.next_functions[0][0].next_functions[0][0]
     assert sub.name() == "SubBackward0"
@@ -45,16 +35,15 @@ def test_next_functions_have_none_for_x_and_target_and_accumulate_grad_for_w_and
     assert mm.next_functions[1][0].name() == "torch::autograd::AccumulateGrad"
 
 
-def test_the_walk_prints_the_nodes_that_torchviz_draws(runner):
-    result = runner.run(WALK)
-    walked = result.stdout.split("SumBackward0\n", 1)[1].split("tensor(")[0]
+def test_the_walk_prints_the_nodes_that_torchviz_draws(chapter):
+    walked = chapter.shown(WALK).split("SumBackward0\n", 1)[1].split("tensor(")[0]
     names = [line.strip() for line in ("SumBackward0\n" + walked).splitlines()]
     assert names == [
         "SumBackward0", "PowBackward0", "SubBackward0", "TanhBackward0", "AddBackward0", "MmBackward0",
         "None (an input that needs no gradient)", "torch::autograd::AccumulateGrad -> w",
         "torch::autograd::AccumulateGrad -> b", "None (an input that needs no gradient)",
     ]
-    (graph,) = [item for item in result.items if item["kind"] == "graph"]
+    (graph,) = graphs(chapter.outputs(WALK))
     drawn_nodes = [n for n in graph["nodes"] if "(" not in n]  # without the tensor boxes
     printed_nodes = [n.replace("torch::autograd::", "").split(" -> ")[0] for n in names if not n.startswith("None")]
     assert sorted(drawn_nodes) == sorted(printed_nodes)
@@ -65,8 +54,8 @@ def test_the_walk_prints_the_nodes_that_torchviz_draws(runner):
         assert edge in graph["edges"]
 
 
-def test_the_chain_rule_by_hand_gives_what_backward_gives(run):
-    ns = run(WALK)
+def test_the_chain_rule_by_hand_gives_what_backward_gives(chapter):
+    ns = chapter.run(WALK)
     assert ns["w"].grad.shape == ns["grad_w"].shape == (3, 1)
     assert torch.allclose(ns["w"].grad, ns["grad_w"])
     assert torch.allclose(ns["b"].grad, ns["grad_b"])

@@ -7,24 +7,12 @@ from collections import Counter
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import SNIPPETS
-
-FOLDER = SNIPPETS / "custom_functions"
+from conftest import SNIPPETS, graphs, kind, printed
 
 
 @pytest.fixture
-def run(run_script):
-    return lambda name: run_script(FOLDER / name)
-
-
-@pytest.fixture
-def elu(run):
-    return run("elu.py")
-
-
-def graph_of(result):
-    (graph,) = [item for item in result.items if item["kind"] == "graph"]
-    return graph
+def elu(chapter):
+    return chapter.run("elu.py")
 
 
 def test_elu_and_its_derivative_follow_the_formulas(elu):
@@ -38,15 +26,13 @@ def test_elu_and_its_derivative_follow_the_formulas(elu):
         assert grad[2] == 0.5, "at z = 0 the derivative is alpha (the z <= 0 branch)"
 
 
-def test_the_plot_is_a_figure_made_at_build_time(runner):
-    result = runner.run(FOLDER / "elu_plot.py")
-    assert [item["kind"] for item in result.items] == ["figure"]
+def test_the_plot_is_a_figure_made_at_build_time(chapter):
+    assert [kind(o) for o in chapter.outputs("elu_plot.py")] == ["figure"]
 
 
-def test_the_composite_graph_has_where_exp_mul_sub_and_no_comparison(runner):
-    result = runner.run(FOLDER / "composite_elu_graph.py")
-    assert "grad_fn=<WhereBackward0>" in result.stdout
-    graph = graph_of(result)
+def test_the_composite_graph_has_where_exp_mul_sub_and_no_comparison(chapter):
+    assert "grad_fn=<WhereBackward0>" in chapter.shown("composite_elu_graph.py")
+    (graph,) = graphs(chapter.outputs("composite_elu_graph.py"))
     assert sorted(graph["nodes"]) == sorted(
         ["(6)", "z (6)", "AccumulateGrad", "WhereBackward0", "ExpBackward0", "SubBackward0", "MulBackward0"])
     for edge in (["AccumulateGrad", "WhereBackward0"], ["AccumulateGrad", "ExpBackward0"],
@@ -54,13 +40,13 @@ def test_the_composite_graph_has_where_exp_mul_sub_and_no_comparison(runner):
         assert edge in graph["edges"]
 
 
-def test_at_100_the_composite_gradient_is_nan_and_the_custom_one_is_1(run, runner):
-    ns = run("elu_overflow.py")
+def test_at_100_the_composite_gradient_is_nan_and_the_custom_one_is_1(chapter):
+    ns = chapter.run("elu_overflow.py")
     assert torch.isinf(torch.exp(torch.tensor(100.0)))
     assert ns["out"].item() == ns["out_custom"].item() == 100.0
     assert torch.isnan(ns["z"].grad).all()
     assert ns["z_custom"].grad.tolist() == [1.0]
-    stdout = runner.run(FOLDER / "elu_overflow.py").stdout
+    stdout = chapter.shown("elu_overflow.py")
     assert "gradient: tensor([nan])" in stdout and "gradient: tensor([1.])" in stdout
 
 
@@ -88,39 +74,40 @@ def test_a_saved_tensor_modified_in_place_is_refused(elu):
         out.sum().backward()
 
 
-def test_a_missing_none_gives_the_error_shown(runner):
-    stdout = runner.run(FOLDER / "wrong_number_of_gradients.py").stdout
+def test_a_missing_none_gives_the_error_shown(chapter):
+    stdout = chapter.shown("wrong_number_of_gradients.py")
     assert stdout == ("RuntimeError: function ELUForgetsAlphaBackward returned an incorrect number of "
                       "gradients (expected 2, got 1)\n")
 
 
-def test_the_custom_graph_is_one_node_with_the_input_as_its_saved_tensor(runner):
-    result = runner.run(FOLDER / "custom_elu_graph.py")
-    assert "grad_fn=<ELUFunctionBackward>" in result.stdout
-    graph = graph_of(result)
+def test_the_custom_graph_is_one_node_with_the_input_as_its_saved_tensor(chapter):
+    outputs = chapter.outputs("custom_elu_graph.py")
+    assert "grad_fn=<ELUFunctionBackward>" in printed(outputs)
+    (graph,) = graphs(outputs)
     assert sorted(graph["nodes"]) == sorted(["(6)", "z (6)", "AccumulateGrad", "ELUFunctionBackward"])
     assert ["z (6)", "ELUFunctionBackward"] in graph["edges"], "the saved tensor, linked to its node"
-    assert 'fill="orange"' in graph["svg"]
+    (drawing,) = [o for o in outputs if kind(o) == "graph"]
+    assert 'fill="orange"' in drawing["data"]["image/svg+xml"]
 
 
-def test_same_values_as_the_composite(run):
-    composite = run("composite_elu_graph.py")["out"]
-    custom = run("custom_elu_graph.py")["out"]
+def test_same_values_as_the_composite(chapter):
+    composite = chapter.run("composite_elu_graph.py")["out"]
+    custom = chapter.run("custom_elu_graph.py")["out"]
     assert torch.equal(composite, custom)
 
 
-def test_gradcheck_and_gradgradcheck_pass_in_float64_and_gradcheck_fails_in_float32(run, runner, elu):
-    ns = run("check_elu_function.py")
+def test_gradcheck_and_gradgradcheck_pass_in_float64_and_gradcheck_fails_in_float32(chapter, elu):
+    ns = chapter.run("check_elu_function.py")
     z64 = torch.randn(20, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     assert z64.abs().min() > 1e-3, "the checked inputs stay away from the kink at 0"
-    assert "gradcheck: True\ngradgradcheck: True\n" in runner.run(FOLDER / "check_elu_function.py").stdout
+    assert "gradcheck: True\ngradgradcheck: True\n" in chapter.shown("check_elu_function.py")
     z32 = torch.randn(20, requires_grad=True)
     with pytest.warns(UserWarning, match="not a double precision"):
         assert not torch.autograd.gradcheck(ns["elu"], (z32,), raise_exception=False)
 
 
-def test_exact_agreement_with_the_composite_and_last_bits_with_f_elu(run):
-    ns = run("check_elu_function.py")
+def test_exact_agreement_with_the_composite_and_last_bits_with_f_elu(chapter):
+    ns = chapter.run("check_elu_function.py")
     outs, grads = ns["results"], ns["grads"]
     assert torch.equal(outs["composite"], outs["ELUFunction"])
     assert torch.equal(grads["composite"], grads["ELUFunction"])
@@ -129,14 +116,14 @@ def test_exact_agreement_with_the_composite_and_last_bits_with_f_elu(run):
     assert 0 < out_diff < 1e-6 and 0 < grad_diff < 1e-6
 
 
-def test_saved_bytes_are_1_25_the_input_for_the_composite_and_1_for_the_others(run, runner):
-    ns = run("saved_memory.py")
+def test_saved_bytes_are_1_25_the_input_for_the_composite_and_1_for_the_others(chapter):
+    ns = chapter.run("saved_memory.py")
     saved_bytes, z = ns["saved_bytes"], ns["z"]
-    elu = run("elu.py")
+    elu = chapter.run("elu.py")
     assert saved_bytes(lambda z: elu["elu_forward"](z, 0.5), z) == (5_000_000, ["float32", "bool"])
     assert saved_bytes(lambda z: elu["ELUFunction"].apply(z, 0.5), z) == (4_000_000, ["float32"])
     assert saved_bytes(lambda z: F.elu(z, alpha=0.5), z) == (4_000_000, ["float32"])
-    stdout = runner.run(FOLDER / "saved_memory.py").stdout
+    stdout = chapter.shown("saved_memory.py")
     assert "composite    saves 5,000,000 bytes = 1.25 x the input (float32 + bool)" in stdout
     assert "ELUFunction  saves 4,000,000 bytes = 1.00 x the input" in stdout
     assert "F.elu        saves 4,000,000 bytes = 1.00 x the input" in stdout
@@ -145,11 +132,11 @@ def test_saved_bytes_are_1_25_the_input_for_the_composite_and_1_for_the_others(r
 @pytest.fixture(scope="module")
 def mlp_step(tmp_path_factory):
     """The MLP snippet's variables, with the softmax-sum gradients kept before the training step."""
-    ns = {}
+    ns, folder = {}, SNIPPETS / "custom_functions"
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(tmp_path_factory.mktemp("mlp"))
-        mp.syspath_prepend(str(FOLDER))
-        source = (FOLDER / "mlp_training_step.py").read_text()
+        mp.syspath_prepend(str(folder))
+        source = (folder / "mlp_training_step.py").read_text()
         before, after = source.split("# --8<-- [start:cross_entropy]")
         exec(compile(before, "mlp_training_step.py", "exec"), ns)
         ns["softmax_sum_grads"] = {name: p.grad.norm().item() for name, p in ns["mlp"].named_parameters()}
@@ -173,8 +160,8 @@ def test_in_float64_the_softmax_sum_gradient_shrinks_with_the_rounding_error(mlp
     assert all(p.grad.norm() < 1e-13 for p in mlp.parameters())
 
 
-def test_cross_entropy_gives_real_gradients_and_one_step_lowers_the_loss(mlp_step, runner):
-    stdout = runner.run(FOLDER / "mlp_training_step.py").stdout
+def test_cross_entropy_gives_real_gradients_and_one_step_lowers_the_loss(mlp_step, chapter):
+    stdout = chapter.shown("mlp_training_step.py")
     before = float(stdout.split("cross-entropy before the step: ")[1].split()[0])
     after = float(stdout.split("cross-entropy after one step:  ")[1].split()[0])
     assert before == pytest.approx(math.log(10), abs=0.05)
@@ -185,8 +172,8 @@ def test_cross_entropy_gives_real_gradients_and_one_step_lowers_the_loss(mlp_ste
         assert norm > 1e6 * mlp_step["softmax_sum_grads"][name], "millions of times larger"
 
 
-def test_the_mlp_graph_is_the_one_of_the_sum_that_is_run(runner):
-    graph = graph_of(runner.run(FOLDER / "mlp_training_step.py"))
+def test_the_mlp_graph_is_the_one_of_the_sum_that_is_run(chapter):
+    (graph,) = graphs(chapter.outputs("mlp_training_step.py"))
     nodes = Counter(graph["nodes"])
     assert nodes["AddmmBackward0"] == nodes["TBackward0"] == 3
     assert nodes["ELUFunctionBackward"] == 2 and nodes["(10, 1024)"] == 2, "two ELU nodes, each with its input saved"
@@ -194,8 +181,8 @@ def test_the_mlp_graph_is_the_one_of_the_sum_that_is_run(runner):
     assert ["(10, 1024)", "ELUFunctionBackward"] in graph["edges"]
 
 
-def test_exercise_softplus(run):
-    ns = run("exercise_softplus.py")
+def test_exercise_softplus(chapter):
+    ns = chapter.run("exercise_softplus.py")
     z = ns["z"]
     assert torch.allclose(ns["out"], F.softplus(z)) and torch.isfinite(ns["out"]).all()
     assert torch.allclose(z.grad, torch.sigmoid(z))
@@ -203,16 +190,16 @@ def test_exercise_softplus(run):
     assert torch.autograd.gradcheck(ns["SoftplusFunction"].apply, (torch.randn(5, dtype=torch.float64, requires_grad=True),))
 
 
-def test_exercise_straight_through(run, runner):
-    ns = run("exercise_straight_through.py")
+def test_exercise_straight_through(chapter):
+    ns = chapter.run("exercise_straight_through.py")
     assert ns["z"].grad.tolist() == [1.0, 1.0, 1.0, 1.0]
-    stdout = runner.run(FOLDER / "exercise_straight_through.py").stdout
+    stdout = chapter.shown("exercise_straight_through.py")
     assert "torch.clamp gradient:      tensor([0., 1., 1., 0.])" in stdout
     assert stdout.endswith("gradcheck: False\n")
 
 
-def test_exercise_elu_saves_output(run):
-    ns = run("exercise_elu_saves_output.py")
+def test_exercise_elu_saves_output(chapter):
+    ns = chapter.run("exercise_elu_saves_output.py")
     assert "exp" not in ns["ELUFromOutput"].backward.__code__.co_names
     assert 0 < (ns["ours"] - ns["reference"]).abs().max() < 1e-6
     z = torch.tensor([-1.0, 2.0], requires_grad=True)

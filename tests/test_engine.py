@@ -1,16 +1,22 @@
-"""The snippet engine and the build hook, on throwaway projects (never the real docs)."""
+"""The snippet engine: the runner in-process, and the plugin on throwaway sites that use
+the real mkdocs.yml (strict, every plugin and hook) with pages of their own."""
 
+import logging
+import os
 import re
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
 import pytest
-from conftest import HOOKS, mkdocs
+from bs4 import BeautifulSoup
+from conftest import HOOKS, engine_settings, graphs, kind, mkdocs, printed, warnings_in
 
-from snippet_runner import SnippetError, SnippetRunner
+from snippet_engine.runner import Runner
 
 PAGE = """\
 # Page
@@ -21,83 +27,36 @@ PAGE = """\
 """
 
 
+@pytest.fixture
+def engine(tmp_path):
+    """A runner over tmp_path/snippets with a cache, closed after the test."""
+    (tmp_path / "snippets").mkdir()
+    runner = Runner(tmp_path / "snippets", tmp_path / "cache", timeout=20,
+                    preload=engine_settings()["preload"])
+    yield runner
+    runner.close()
+
+
+def snippet(tmp_path, name, code):
+    path = tmp_path / "snippets" / name
+    path.write_text(code)
+    return path
+
+
 def ran(log):
     """Snippets the build log says were executed (not taken from the cache)."""
     return sorted(re.findall(r"snippet (\S+) ran in", log))
 
 
-def test_failing_snippet_fails_the_build_with_page_file_and_line(project):
-    project.write("snippets/broken.py", """\
-        print("about to fail")
-        scale = 0
-        print(1 / scale)
-        """)
-    project.write("docs/index.md", PAGE.format("broken.py"))
-    build = mkdocs(project.root, "build", "--strict")
-    assert build.returncode != 0
-    assert "index.md: snippet" in build.stderr
-    assert f"{project.root}/snippets/broken.py:3: ZeroDivisionError: division by zero" in build.stderr
-    assert "Traceback (most recent call last)" in build.stderr
-    assert 'line 3, in <module>' in build.stderr
+def build(project):
+    return mkdocs(project.root, "build", "--strict")
 
 
-def test_error_in_an_imported_module_names_both_places(project):
-    project.write("snippets/helper.py", "def explode():\n    raise ValueError('bad value')\n")
-    project.write("snippets/caller.py", "from helper import explode\n\nexplode()\n")
-    result = SnippetRunner(project.root / "snippets").run(project.root / "snippets/caller.py")
-    message = str(SnippetError(result))
-    assert message.startswith(f"{project.root}/snippets/caller.py:3 (raised in {project.root}/snippets/helper.py:2)")
-    assert "ValueError: bad value" in message
+# The runner: what a snippet produces
 
 
-@pytest.mark.parametrize("include", ["missing.py", "missing.txt"])
-def test_missing_include_fails_the_build(project, include):
-    project.write("docs/index.md", PAGE.format(include))
-    build = mkdocs(project.root, "build", "--strict")
-    assert build.returncode != 0
-    assert include in build.stderr
-
-
-def test_cache_reruns_only_the_snippet_that_changed(project):
-    project.write("snippets/alpha.py", "print('alpha 1')\n")
-    project.write("snippets/beta.py", "from helper import WORD\nprint(WORD)\n")
-    project.write("snippets/helper.py", "WORD = 'beta 1'\n")
-    project.write("docs/index.md", PAGE.format("alpha.py") + PAGE.format("beta.py"))
-
-    def build():
-        done = mkdocs(project.root, "build", "--strict")
-        assert done.returncode == 0, done.stderr
-        return ran(done.stderr), (project.root / "site/index.html").read_text()
-
-    assert build()[0] == ["alpha.py", "beta.py"]
-    assert build()[0] == []
-    project.write("snippets/alpha.py", "print('alpha 2')\n")
-    log, page = build()
-    assert log == ["alpha.py"] and "alpha 2" in page and "beta 1" in page
-    project.write("snippets/helper.py", "WORD = 'beta 2'\n")  # a file beta.py imports
-    log, page = build()
-    assert log == ["beta.py"] and "beta 2" in page
-
-
-def test_a_section_shows_the_output_of_its_own_lines(project):
-    project.write("snippets/two_parts.py", """\
-        # --8<-- [start:first]
-        print("from the first part")
-        # --8<-- [end:first]
-        # --8<-- [start:second]
-        print("from the second part")
-        # --8<-- [end:second]
-        """)
-    project.write("docs/index.md", PAGE.format("two_parts.py:second"))
-    assert mkdocs(project.root, "build", "--strict").returncode == 0
-    page = (project.root / "site/index.html").read_text()
-    assert "from the second part" in page
-    assert "from the first part" not in page
-
-
-def test_runner_captures_warnings_figures_graphs_and_stderr(tmp_path):
-    snippet = tmp_path / "everything.py"
-    snippet.write_text("""\
+def test_runner_captures_warnings_figures_graphs_and_both_streams(engine, tmp_path):
+    path = snippet(tmp_path, "everything.py", """\
 import sys
 import matplotlib.pyplot as plt
 import torch
@@ -114,25 +73,222 @@ plt.show()
 make_dot(y).render("graph", format="svg")
 print("to stderr", file=sys.stderr)
 """)
-    result = SnippetRunner(tmp_path).run(snippet)
+    result = engine.run(path)
     assert result.error is None
-    kinds = [(item["kind"], item["line"]) for item in result.items]
-    assert kinds == [("warning", 9), ("figure", 13), ("graph", 14), ("stderr", 15)]
-    warning, figure, graph, _ = result.items
-    assert warning["category"] == "UserWarning" and "not a leaf Tensor" in warning["text"]
-    assert figure["svg"].lstrip().startswith("<?xml") and figure["alt"] == "Plot (“A line”, curves: falling)"
-    assert ["MulBackward0", "SumBackward0"] in graph["edges"]
-    assert not (tmp_path / "graph.svg").exists(), "files a snippet writes stay out of the project"
+    assert [(kind(i["output"]), i["line"]) for i in result.outputs] == [
+        ("warning", 9), ("figure", 13), ("graph", 14), ("stderr", 15)]
+    (warning,) = warnings_in(result.select())
+    assert warning["category"] == "UserWarning" and "not a leaf Tensor" in warning["message"]
+    figure = result.outputs[1]["output"]["data"]
+    assert figure["image/svg+xml"].lstrip().startswith("<?xml")
+    assert figure["text/plain"] == "Plot (“A line”, curves: falling)"
+    assert ["MulBackward0", "SumBackward0"] in graphs(result.select())[0]["edges"]
+    assert not (tmp_path / "snippets" / "graph.svg").exists(), "files a snippet writes stay out of the project"
 
 
-def test_runner_reports_a_hang_and_a_crash(tmp_path):
-    (tmp_path / "hang.py").write_text("import time\ntime.sleep(60)\n")
-    (tmp_path / "crash.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
-    runner = SnippetRunner(tmp_path, timeout=2)
-    assert runner.run(tmp_path / "hang.py").error["type"] == "TimeoutError"
-    crash = runner.run(tmp_path / "crash.py").error
-    assert crash["type"] == "ChildProcessError" and "SIGKILL" in crash["message"]
-    assert runner.run(tmp_path / "crash.py").error is not None, "failures are never cached"
+def test_output_behaves_as_in_plain_python(engine, tmp_path):
+    path = snippet(tmp_path, "streams.py", """\
+import os, subprocess, sys
+sys.stdout.buffer.write(b"bytes through the buffer\\n")
+os.write(1, b"straight to fd 1\\n")
+subprocess.run(["echo", "from a subprocess"])
+print("\\x1b[31mred\\x1b[0m")
+def report():
+    print("inside a function")
+report()
+""")
+    result = engine.run(path)
+    assert result.error is None
+    assert result.stdout == ("bytes through the buffer\nstraight to fd 1\nfrom a subprocess\nred\n"
+                             "inside a function\n")
+    assert result.outputs[-1]["line"] == 8, "output made in a function belongs to the line calling it"
+
+
+def test_stdin_is_empty_and_leftover_processes_are_killed(engine, tmp_path):
+    path = snippet(tmp_path, "children.py", """\
+import multiprocessing, subprocess, time
+print(repr(subprocess.run(["head", "-c", "10"], stdout=subprocess.PIPE).stdout))
+def loop():
+    while True:
+        time.sleep(1)
+daemon = multiprocessing.Process(target=loop, daemon=True)
+daemon.start()
+background = subprocess.Popen(["sleep", "300"])
+print(daemon.pid, background.pid)
+""")
+    started = time.monotonic()
+    result = engine.run(path)
+    assert result.error is None and time.monotonic() - started < 15
+    empty, pids = result.stdout.splitlines()
+    assert empty == "b''"
+    time.sleep(0.5)
+    for pid in map(int, pids.split()):
+        assert not os.path.exists(f"/proc/{pid}") or "zombie" in open(f"/proc/{pid}/status").read().lower()
+    assert engine.run(snippet(tmp_path, "after.py", "print('next')\n")).stdout == "next\n"
+
+
+def test_exits_and_syntax_errors_are_reported_as_python_would(engine, tmp_path):
+    clean = engine.run(snippet(tmp_path, "exit_zero.py", "print('before')\nimport os\nos._exit(0)\n"))
+    assert clean.error is None and clean.stdout == "before\n"
+    failed = engine.run(snippet(tmp_path, "exit_three.py", "import sys\nsys.exit(3)\n")).error
+    assert failed["type"] == "SystemExit" and "status 3" in failed["message"]
+    syntax = engine.run(snippet(tmp_path, "syntax.py", "x = 1\ndef (:\n")).error
+    assert syntax["type"] == "SyntaxError" and syntax["line"] == 2
+
+
+def test_a_hang_is_stopped_with_its_output_and_line_and_a_crash_is_reported(tmp_path, caplog):
+    (tmp_path / "snippets").mkdir()
+    runner = Runner(tmp_path / "snippets", tmp_path / "cache", timeout=3, preload=())
+    runner.heartbeat = 1
+    try:
+        hang = snippet(tmp_path, "hang.py", "print('started')\nimport time\nwhile True:\n    time.sleep(0.1)\n")
+        with caplog.at_level(logging.INFO, logger="mkdocs.plugins.snippets"):
+            result = runner.run(hang)
+        assert result.error["type"] == "SnippetTimeout" and result.error["line"] == 4
+        assert "timeout" in result.error["message"] and result.stdout == "started\n"
+        assert "snippet hang.py still running after 1 s" in caplog.text
+        assert runner.run(hang).cached, "a failure is remembered like a success"
+        crash = runner.run(snippet(tmp_path, "crash.py", "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n"))
+        assert crash.error["type"] == "ChildProcessError" and "SIGSEGV" in crash.error["message"]
+        assert "Fatal Python error" in crash.error["traceback"], "faulthandler's report is kept"
+    finally:
+        runner.close()
+
+
+def test_output_is_capped_head_and_tail(engine, tmp_path):
+    path = snippet(tmp_path, "loud.py", "print('x' * 10_000_000)\nfor i in range(100_000):\n    print(i)\n")
+    result = engine.run(path)
+    text = result.stdout
+    assert len(text) < 25_000 and text.startswith("xxx") and text.endswith("99999\n")
+    assert re.search(r"… [\d,]+ lines of output cut here …", text)
+
+
+def test_a_killed_worker_is_restarted_once_then_the_snippet_fails(engine, tmp_path):
+    killer = snippet(tmp_path, "killer.py", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n")
+    result = engine.run(killer)
+    assert result.error["type"] == "WorkerDied" and "twice" in result.error["message"]
+    assert engine.run(snippet(tmp_path, "fine.py", "print('fine')\n")).stdout == "fine\n"
+
+
+def test_a_corrupt_or_vanished_cache_is_a_miss(engine, tmp_path):
+    path = snippet(tmp_path, "cached.py", "print('cached')\n")
+    assert not engine.run(path).cached and engine.run(path).cached
+    for entry in (tmp_path / "cache").glob("*.json"):
+        entry.write_text('{"path": "cached.py", "deps": {')
+    again = engine.run(path)
+    assert not again.cached and again.stdout == "cached\n"
+    for entry in (tmp_path / "cache").glob("*.json"):
+        entry.unlink()
+    (tmp_path / "cache").rmdir()
+    assert not engine.run(path).cached and engine.run(path).cached
+
+
+def test_a_data_file_the_snippet_reads_is_a_dependency_even_before_it_exists(engine, tmp_path):
+    data = tmp_path / "results" / "numbers.json"
+    path = snippet(tmp_path, "show.py", "import json, pathlib\n"
+                   "path = pathlib.Path(__file__).parents[1] / 'results' / 'numbers.json'\n"
+                   "try:\n"
+                   "    print(sum(json.loads(path.read_text())))\n"
+                   "except FileNotFoundError:\n"
+                   "    print('no data')\n"
+                   "pathlib.Path('scratch.txt').write_text('written, not read')\n")
+    assert engine.run(path).stdout == "no data\n" and engine.run(path).cached
+    data.parent.mkdir()
+    data.write_text("[1, 2]")
+    first = engine.run(path)
+    assert first.stdout == "3\n" and [str(d) for d in first.deps] == [str(data)]
+    assert engine.run(path).cached
+    data.write_text("[1, 2, 3]")
+    assert engine.run(path).stdout == "6\n"
+
+
+# The plugin, on a site with the real mkdocs.yml
+
+
+def test_every_failure_is_on_the_page_and_listed_once_and_the_strict_build_fails(project):
+    project.write("snippets/broken.py", "print('about to fail')\nscale = 0\nprint(1 / scale)\n")
+    project.write("snippets/sections.py", "# --8<-- [start:open]\nprint('never closed')\n")
+    project.write("docs/index.md", PAGE.format("broken.py") + PAGE.format("broken.py") + PAGE.format("broken.py")
+                  + PAGE.format("sections.py:open") + PAGE.format("sections.py:nothing") + PAGE.format("brokn.py"))
+    done = build(project)
+    assert done.returncode != 0
+    log = done.stderr
+    assert ran(log).count("broken.py") == 1, "a snippet included three times runs once"
+    assert f"index.md:3: snippet {project.root}/snippets/broken.py:3: ZeroDivisionError" in log
+    assert log.count("index.md:3: snippet") == 2, "logged once, and listed once in the summary"
+    assert "index.md:8: snippet" not in log and "index.md:13: snippet" not in log
+    assert 'line 3, in <module>' in log and "Traceback (most recent call last)" in log
+    assert "section 'open' is opened on line 1 but never closed: add '# --8<-- [end:open]'" in log
+    assert "has no section 'nothing'" in log and "its sections: open" in log
+    assert 'snippets/brokn.py does not exist. Did you mean "broken.py"?' in log
+    assert "4 snippet failure(s)" in log
+    second = build(project)
+    assert ran(second.stderr) == [], "an unchanged failing snippet does not run again"
+
+
+def test_error_in_an_imported_module_names_both_places(engine, tmp_path):
+    snippet(tmp_path, "helper.py", "def explode():\n    raise ValueError('bad value')\n")
+    result = engine.run(snippet(tmp_path, "caller.py", "from helper import explode\n\nexplode()\n"))
+    message = result.describe()
+    root = tmp_path / "snippets"
+    assert message.startswith(f"{root}/caller.py:3 (raised in {root}/helper.py:2)")
+    assert "ValueError: bad value" in message
+
+
+def test_cache_reruns_only_the_snippet_that_changed_and_prunes_the_rest(project):
+    project.write("snippets/alpha.py", "print('alpha 1')\n")
+    project.write("snippets/beta.py", "from helper import WORD\nprint(WORD)\n")
+    project.write("snippets/helper.py", "WORD = 'beta 1'\n")
+    project.write("docs/index.md", PAGE.format("alpha.py") + PAGE.format("beta.py"))
+
+    def rebuild():
+        done = build(project)
+        assert done.returncode == 0, done.stderr
+        return ran(done.stderr), (project.root / "site/index.html").read_text()
+
+    assert rebuild()[0] == ["alpha.py", "beta.py", "helper.py"]
+    assert rebuild()[0] == []
+    project.write("snippets/alpha.py", "print('alpha 2')\n")
+    log, page = rebuild()
+    assert log == ["alpha.py"] and "alpha 2" in page and "beta 1" in page
+    project.write("snippets/helper.py", "WORD = 'beta 2'\n")  # a file beta.py imports
+    log, page = rebuild()
+    assert log == ["beta.py", "helper.py"] and "beta 2" in page
+    assert len(list((project.root / ".cache/snippets").glob("*.json"))) == 3, "outdated entries are pruned"
+
+
+def test_a_section_shows_its_own_output_and_copies_what_it_needs(project):
+    project.write("snippets/two_parts.py", """\
+        message = "from the first part"
+        # --8<-- [start:first]
+        print(message)
+        # --8<-- [end:first]
+        # --8<-- [start:second]
+        print("from the second part")
+        # --8<-- [end:second]
+        """)
+    project.write("docs/index.md", PAGE.format("two_parts.py:second"))
+    assert build(project).returncode == 0
+    page = (project.root / "site/index.html").read_text()
+    assert "from the second part" in page and "<code>from the first part" not in page
+    assert "2 lines of setup" in page
+    copy = re.search(r'data-copy="([^"]*)"', page)[1]
+    assert "--8<--" not in copy and copy.startswith("message = ")
+
+
+def test_inlined_svg_is_sanitised(project):
+    project.write("snippets/evil_graph.py", """\
+        import graphviz
+        g = graphviz.Digraph()
+        g.node("a", "click me", URL="javascript:alert(1)")
+        g.node("b", "fine", href="https://pytorch.org/")
+        g.edge("a", "b")
+        g.render("graph", format="svg")
+        """)
+    project.write("docs/index.md", PAGE.format("evil_graph.py"))
+    assert build(project).returncode == 0
+    svg = str(BeautifulSoup((project.root / "site/index.html").read_text(), "html.parser").select_one(".snippet-graph"))
+    assert "click me" in svg and "javascript:" not in svg and "https://pytorch.org/" in svg
 
 
 def test_missing_dot_says_how_to_install_it(project, tmp_path_factory):
@@ -141,11 +297,48 @@ def test_missing_dot_says_how_to_install_it(project, tmp_path_factory):
                            env={"PATH": str(empty)})
     assert check.returncode == 1
     assert "apt-get install graphviz" in check.stderr and "brew install graphviz" in check.stderr
-    config = (project.root / "mkdocs.yml").read_text()
-    (project.root / "mkdocs.yml").write_text(config.replace("hooks: [", f'hooks: ["{HOOKS / "system_tools.py"}", '))
     project.write("docs/index.md", "# Page\n")
-    build = mkdocs(project.root, "build", env={"PATH": str(empty)})
-    assert build.returncode != 0 and "conda install -c conda-forge graphviz" in build.stderr
+    done = mkdocs(project.root, "build", env={"PATH": str(empty)})
+    assert done.returncode != 0 and "conda install -c conda-forge graphviz" in done.stderr
+
+
+# Processes: nothing is left behind
+
+
+def children(pid):
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    return [int(p) for p in found]
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return "zombie" not in f.read()
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_stopping_mkdocs_stops_everything_within_2_s(project, sig):
+    project.write("snippets/spin.py", "print('spinning')\nwhile True:\n    pass\n")
+    project.write("docs/index.md", PAGE.format("spin.py"))
+    before = set(os.listdir(tempfile.gettempdir()))
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "build"], cwd=project.root, text=True,
+                              stderr=subprocess.DEVNULL, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    deadline, workers, snippets = time.monotonic() + 60, [], []
+    while not snippets and time.monotonic() < deadline:
+        time.sleep(0.2)
+        workers = children(server.pid)
+        snippets = [c for w in workers for c in children(w)]
+    assert snippets, "the worker is running the snippet"
+    stopped = time.monotonic()
+    server.send_signal(sig)
+    while any(map(alive, [server.pid, *workers, *snippets])) and time.monotonic() - stopped < 10:
+        time.sleep(0.05)
+    assert time.monotonic() - stopped < 2, "MkDocs, the worker and the snippet stop within 2 s"
+    server.wait()
+    left = {n for n in set(os.listdir(tempfile.gettempdir())) - before if n.startswith("snippet")}
+    assert not left, f"temporary folders left: {left}"
 
 
 def free_port():
@@ -154,7 +347,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def fetch_until(url, text, timeout=60):
+def fetch_until(url, text, timeout=90):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -167,60 +360,31 @@ def fetch_until(url, text, timeout=60):
     raise AssertionError(f"{url} never showed {text!r}")
 
 
-def test_serve_shows_a_failing_snippet_on_the_page_and_keeps_running(project):
-    project.write("snippets/wobbly.py", "raise RuntimeError('not yet')\n")
+def test_serve_shows_a_broken_snippet_on_the_page_keeps_serving_and_recovers(project):
+    """`mkdocs serve` with the real, strict mkdocs.yml."""
+    project.write("snippets/wobbly.py", "print('working')\n")
     project.write("docs/index.md", PAGE.format("wobbly.py"))
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--livereload", "-a", f"127.0.0.1:{port}"],
                               cwd=project.root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              env={"NO_MKDOCS_2_WARNING": "1", "PATH": ""})
+                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    url = f"http://127.0.0.1:{port}/"
     try:
-        page = fetch_until(f"http://127.0.0.1:{port}/", "This snippet failed")
+        fetch_until(url, "working")
+        time.sleep(1)  # the file watcher starts after the first build
+        project.write("snippets/wobbly.py", "raise RuntimeError('not yet')\n")
+        page = fetch_until(url, "This snippet failed")
         assert "RuntimeError: not yet" in page and "wobbly.py:1" in page
+        project.write("docs/index.md", PAGE.format("wobbly.py:missing"))
+        assert "has no section" in fetch_until(url, "This code block cannot be shown")
         project.write("snippets/wobbly.py", "print('fixed now')\n")
-        fetch_until(f"http://127.0.0.1:{port}/", "fixed now")
+        project.write("docs/index.md", PAGE.format("wobbly.py"))
+        fetch_until(url, "fixed now")
         assert server.poll() is None
+        workers = children(server.pid)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
-def test_a_data_file_the_snippet_reads_is_a_dependency(tmp_path):
-    (tmp_path / "results").mkdir()
-    data = tmp_path / "results" / "numbers.json"
-    data.write_text("[1, 2]")
-    snippet = tmp_path / "snippets" / "show.py"
-    snippet.parent.mkdir()
-    snippet.write_text("import json, pathlib\n"
-                       "path = pathlib.Path(__file__).parents[1] / 'results' / 'numbers.json'\n"
-                       "print(sum(json.loads(path.read_text())))\n"
-                       "pathlib.Path('scratch.txt').write_text('written, not read')\n")
-    runner = SnippetRunner(tmp_path / "snippets", tmp_path / "cache")
-    first = runner.run(snippet)
-    assert first.stdout == "3\n" and [str(d) for d in first.deps] == [str(data)]
-    assert runner.run(snippet).cached
-    data.write_text("[1, 2, 3]")
-    again = runner.run(snippet)
-    assert not again.cached and again.stdout == "6\n"
-
-
-def test_output_made_inside_a_function_belongs_to_the_line_that_calls_it(tmp_path):
-    snippet = tmp_path / "calls.py"
-    snippet.write_text("def report(value):\n    print('value', value)\n\n\nreport(1)\nreport(2)\n")
-    result = SnippetRunner(tmp_path).run(snippet)
-    assert [(i["line"], i["text"]) for i in result.items] == [(5, "value 1\n"), (6, "value 2\n")]
-
-
-def test_a_data_file_that_appears_later_reruns_the_snippet(tmp_path):
-    snippet = tmp_path / "snippets" / "maybe.py"
-    snippet.parent.mkdir()
-    snippet.write_text("import pathlib\n"
-                       "try:\n"
-                       "    print(pathlib.Path(__file__).parent.joinpath('data.txt').read_text())\n"
-                       "except FileNotFoundError:\n"
-                       "    print('no data yet')\n")
-    runner = SnippetRunner(tmp_path / "snippets", tmp_path / "cache")
-    assert runner.run(snippet).stdout == "no data yet\n"
-    assert runner.run(snippet).cached
-    (snippet.parent / "data.txt").write_text("data")
-    assert runner.run(snippet).stdout == "data\n"
+        server.send_signal(signal.SIGINT)
+        log = server.communicate(timeout=30)[1]
+    assert workers and not any(map(alive, workers)), "Ctrl-C stops the worker too"
+    assert "index.md:3: snippet" in log and "RuntimeError: not yet" in log
+    assert "Aborted" not in log and "appear stuck" not in log

@@ -2,24 +2,12 @@
 
 import pytest
 import torch
-from conftest import SNIPPETS, stdout_shown
 from torch.func import grad, jacrev, vjp, vmap
 
-FOLDER = SNIPPETS / "function_api"
-
 
 @pytest.fixture
-def run(run_script):
-    return lambda name: run_script(FOLDER / name)
-
-
-@pytest.fixture
-def elu(run):
-    return run("modern_elu.py")
-
-
-def printed(runner, name, section=None):
-    return stdout_shown(runner, FOLDER / name, section)
+def elu(chapter):
+    return chapter.run("modern_elu.py")
 
 
 def test_forward_takes_no_ctx_and_the_values_and_gradients_are_the_elu(elu):
@@ -33,22 +21,22 @@ def test_forward_takes_no_ctx_and_the_values_and_gradients_are_the_elu(elu):
     assert torch.autograd.gradcheck(lambda z: function.apply(z, 0.5), (torch.randn(8, dtype=torch.float64, requires_grad=True),))
 
 
-def test_torch_func_refuses_the_old_style_and_accepts_the_new(runner):
-    lines = printed(runner, "old_style_with_torch_func.py").splitlines()
+def test_torch_func_refuses_the_old_style_and_accepts_the_new(chapter):
+    lines = chapter.shown("old_style_with_torch_func.py").splitlines()
     assert lines[0].startswith("RuntimeError: In order to use an autograd.Function with functorch transforms")
     assert "it must override the setup_context staticmethod" in lines[0]
     assert lines[1] == "tensor([0.1839, 1.0000, 1.0000])"
 
 
-def test_the_old_style_still_works_with_backward(run):
-    ns = run("old_style_with_torch_func.py")
+def test_the_old_style_still_works_with_backward(chapter):
+    ns = chapter.run("old_style_with_torch_func.py")
     z = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
     ns["OldStyleELU"].apply(z, 0.5).sum().backward()
     assert torch.allclose(z.grad, torch.tensor([0.5 * torch.exp(torch.tensor(-1.0)).item(), 1.0, 1.0]))
 
 
-def test_grad_vjp_and_jacrev_agree_exactly_with_the_composite(run, elu):
-    ns = run("func_transforms.py")
+def test_grad_vjp_and_jacrev_agree_exactly_with_the_composite(chapter, elu):
+    ns = chapter.run("func_transforms.py")
     assert torch.equal(ns["grad_custom"], ns["grad_composite"])
     assert torch.equal(ns["vjp_custom_v"], ns["vjp_composite_v"])
     assert torch.equal(ns["vjp_custom_v"], ns["v"] * ns["grad_custom"]), "v times the derivatives"
@@ -64,28 +52,28 @@ def test_grad_vjp_and_jacrev_agree_exactly_with_the_composite(run, elu):
     assert torch.allclose(jacrev(custom)(z), jacrev(composite)(z))
 
 
-def test_grad_uses_our_backward_at_100(runner):
-    assert printed(runner, "func_transforms.py", "overflow") == (
+def test_grad_uses_our_backward_at_100(chapter):
+    assert chapter.shown("func_transforms.py", "overflow") == (
         "at z = 100: custom tensor([1.])  composite tensor([nan])\n")
 
 
-def test_every_check_printed_on_the_page_is_true(runner):
+def test_every_check_printed_on_the_page_is_true(chapter):
     for name in ("func_transforms.py", "vmap_elu.py", "needs_input_grad.py", "inplace_elu.py",
                  "exercise_softplus_vmap.py", "exercise_inplace_relu.py"):
-        out = printed(runner, name)
+        out = chapter.shown(name)
         assert "True" in out and ": False" not in out, name
 
 
-def test_vmap_needs_a_rule_and_with_it_matches_the_batch(run, runner):
-    shown = printed(runner, "vmap_elu.py", "no_rule")
+def test_vmap_needs_a_rule_and_with_it_matches_the_batch(chapter):
+    shown = chapter.shown("vmap_elu.py", "no_rule")
     assert shown.startswith("RuntimeError: You tried to vmap over ELUWithoutVmapRule, but it does not have vmap support.")
     assert "generate_vmap_rule=True" in shown
-    ns = run("vmap_elu.py")
+    ns = chapter.run("vmap_elu.py")
     assert torch.equal(ns["per_row"], ns["ELUFunction"].apply(ns["rows"], 0.5))
 
 
-def test_per_sample_gradients_have_a_batch_dimension_and_match_a_loop(run):
-    ns = run("vmap_elu.py")
+def test_per_sample_gradients_have_a_batch_dimension_and_match_a_loop(chapter):
+    ns = chapter.run("vmap_elu.py")
     per_sample, params, xs, ys = ns["per_sample"], ns["params"], ns["xs"], ns["ys"]
     assert {k: tuple(v.shape) for k, v in per_sample.items()} == {"w1": (8, 4, 3), "w2": (8, 4)}
     for i in range(8):  # against plain backward(), one sample at a time
@@ -98,29 +86,29 @@ def test_per_sample_gradients_have_a_batch_dimension_and_match_a_loop(run):
     assert torch.allclose(per_sample["w1"].sum(0), leaves["w1"].grad, atol=1e-5), "backward() sums over the batch"
 
 
-def test_needs_input_grad_flags_and_skipped_gradients(run, runner):
-    ns = run("needs_input_grad.py")
+def test_needs_input_grad_flags_and_skipped_gradients(chapter):
+    ns = chapter.run("needs_input_grad.py")
     function = ns["ParametricELU"]
     z = torch.tensor([-1.0, 0.5, 2.0], requires_grad=True)
     out = function.apply(z, torch.tensor(0.5))
     assert out.grad_fn.needs_input_grad == (True, False)
     grads = function.backward(out.grad_fn, torch.ones(3))
     assert grads[1] is None and grads[0] is not None
-    shown = printed(runner, "needs_input_grad.py", "calls").splitlines()
+    shown = chapter.shown("needs_input_grad.py", "calls").splitlines()
     assert shown[0].startswith("(True, False) -> z.grad: tensor([0.1839, 1.0000, 1.0000])  alpha.grad: None")
     assert shown[1].startswith("(False, True) -> z.grad: None")
     expected_alpha_grad = torch.expm1(torch.tensor(-1.0)).item()  # only z = -1 is negative
     assert shown[1].endswith(f"alpha.grad: tensor({expected_alpha_grad:.4f})")
     assert shown[2].startswith("(True, True) -> z.grad: tensor([0.1839")
-    assert printed(runner, "needs_input_grad.py", "gradcheck") == "gradcheck: True\n"
+    assert chapter.shown("needs_input_grad.py", "gradcheck") == "gradcheck: True\n"
 
 
-def test_once_differentiable_first_derivative_and_the_error(run, runner):
-    ns = run("once_differentiable_elu.py")
+def test_once_differentiable_first_derivative_and_the_error(chapter):
+    ns = chapter.run("once_differentiable_elu.py")
     z = ns["z"].detach()
     elu = torch.where(z > 0, z, 0.5 * torch.expm1(z))
     assert torch.allclose(ns["grad_z"], elu * torch.where(z > 0, 1.0, 0.5 * torch.exp(z)))
-    assert printed(runner, "once_differentiable_elu.py").splitlines()[1] == (
+    assert chapter.shown("once_differentiable_elu.py").splitlines()[1] == (
         "RuntimeError: trying to differentiate twice a function that was marked with @once_differentiable")
 
 
@@ -129,8 +117,8 @@ def test_the_elu_backward_is_differentiable_without_the_decorator(elu):
     assert torch.autograd.gradgradcheck(lambda z: elu["ELUFunction"].apply(z, 0.5), (z,))
 
 
-def test_mark_non_differentiable(runner, run):
-    assert printed(runner, "mark_non_differentiable.py") == (
+def test_mark_non_differentiable(chapter):
+    assert chapter.shown("mark_non_differentiable.py") == (
         "ELUWithMask: active.requires_grad=False\n"
         "  RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn\n"
         "ELUWithUnmarkedMask: active.requires_grad=True\n"
@@ -156,24 +144,24 @@ def test_integer_and_boolean_outputs_never_require_grad():
     assert [o.requires_grad for o in outputs] == [True, False, False]
 
 
-def test_the_in_place_elu_rewrites_h_history_and_its_gradient(run, runner):
-    ns = run("inplace_elu.py")
+def test_the_in_place_elu_rewrites_h_history_and_its_gradient(chapter):
+    ns = chapter.run("inplace_elu.py")
     assert ns["out"] is ns["h"] and ns["h"].grad_fn.name() == "InPlaceELUBackward"
     x = torch.tensor([-1.0, 0.5, 2.0])
     assert torch.allclose(ns["x"].grad, 2 * torch.where(2 * x > 0, 1.0, 0.5 * torch.exp(2 * x)))
     assert torch.allclose(ns["x"].grad, ns["x_copy"].grad)
-    assert printed(runner, "inplace_elu.py", "use").splitlines()[:2] == [
+    assert chapter.shown("inplace_elu.py", "use").splitlines()[:2] == [
         "h.grad_fn before: MulBackward0", "h.grad_fn after:  InPlaceELUBackward  out is h: True"]
-    assert printed(runner, "inplace_elu.py", "leaf") == (
+    assert chapter.shown("inplace_elu.py", "leaf") == (
         "RuntimeError: a leaf Variable that requires grad has been used in an in-place operation.\n"
         "x after the error: tensor([-0.3161,  0.5000,  2.0000])\n")
     assert torch.allclose(ns["x"].detach(), torch.where(x > 0, x, 0.5 * torch.expm1(x))), "forward ran before the check"
-    assert printed(runner, "inplace_elu.py", "not_dirty").startswith(
+    assert chapter.shown("inplace_elu.py", "not_dirty").startswith(
         "RuntimeError: An input that has been returned as-is as output is being saved for backward.")
 
 
-def test_the_in_place_elu_allocates_no_output_and_passes_gradcheck(run):
-    function = run("inplace_elu.py")["InPlaceELU"]
+def test_the_in_place_elu_allocates_no_output_and_passes_gradcheck(chapter):
+    function = chapter.run("inplace_elu.py")["InPlaceELU"]
     x = torch.randn(10, dtype=torch.float64, requires_grad=True)
     h = x * 1
     pointer = h.data_ptr()
@@ -181,15 +169,15 @@ def test_the_in_place_elu_allocates_no_output_and_passes_gradcheck(run):
     assert torch.autograd.gradcheck(lambda x: function.apply(x * 1, 0.5), (x,))
 
 
-def test_exercise_softplus_vmap(run):
-    ns = run("exercise_softplus_vmap.py")
+def test_exercise_softplus_vmap(chapter):
+    ns = chapter.run("exercise_softplus_vmap.py")
     assert ns["z"].tolist() == [-4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0]
     assert torch.allclose(ns["derivative"], torch.sigmoid(ns["z"]))
     assert torch.autograd.gradcheck(ns["Softplus"].apply, (torch.randn(5, dtype=torch.float64, requires_grad=True),))
 
 
-def test_exercise_inplace_relu(run):
-    ns = run("exercise_inplace_relu.py")
+def test_exercise_inplace_relu(chapter):
+    ns = chapter.run("exercise_inplace_relu.py")
     assert (ns["x"] < 0).any() and (ns["x"] > 0).any(), "both branches are exercised"
     assert torch.equal(ns["ours"], ns["reference"])
     assert ns["out"] is ns["h"] and (ns["h"] >= 0).all()

@@ -6,7 +6,6 @@ The CPU path always runs; tests marked `cuda` check what the page says happens o
 import json
 import math
 import re
-import runpy
 import shutil
 import subprocess
 import sys
@@ -14,33 +13,14 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import ROOT, SNIPPETS
+from conftest import ROOT, SNIPPETS, kind, printed, warnings_in
 
-from snippet_outputs import line_range
+from snippet_engine.runner import Runner
 
-CHAPTER = SNIPPETS / "gpu"
 BENCH = ROOT / "bench" / "gpu_benchmarks.py"
 RESULTS = ROOT / "bench" / "results" / "gpu_benchmarks.json"
 CUDA = torch.cuda.is_available()
 TINY = ["--sizes", "16", "32", "32", "4", "--batch", "8", "--warmup", "1", "--repeats", "3"]
-
-
-@pytest.fixture
-def run(tmp_path, monkeypatch):
-    """Run a snippet of this chapter as a script and return its variables."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(CHAPTER))
-    for name in ("elu", "mlp", "timing", "results_table"):  # this folder's modules, not another chapter's
-        monkeypatch.delitem(sys.modules, name, raising=False)
-    return lambda name: runpy.run_path(str(CHAPTER / name))
-
-
-def shown(runner, name, section):
-    """What the page prints under one section of a snippet."""
-    result = runner.run(CHAPTER / name)
-    assert result.error is None, result.error
-    items = result.select(*line_range(result.path, section))
-    return "".join(i["text"] for i in items if i["kind"] == "stdout"), items
 
 
 def bench(*args, tmp_path):
@@ -51,19 +31,18 @@ def bench(*args, tmp_path):
 # Choosing a device and moving to it
 
 
-def test_the_page_says_which_device_built_it(runner):
-    printed, _ = shown(runner, "choose_device.py", "choose")
+def test_the_page_says_which_device_built_it(chapter):
+    shown = chapter.shown("choose_device.py", "choose")
     if CUDA:
-        assert printed == f"This build ran on a CUDA GPU: {torch.cuda.get_device_name()}.\n"
+        assert shown == f"This build ran on a CUDA GPU: {torch.cuda.get_device_name()}.\n"
     else:
-        assert printed == "No CUDA GPU: this build ran every snippet on the CPU.\n"
+        assert shown == "No CUDA GPU: this build ran every snippet on the CPU.\n"
 
 
-def test_module_to_is_in_place_and_tensor_to_copies_only_across_devices(run, runner):
-    ns = run("choose_device.py")
+def test_module_to_is_in_place_and_tensor_to_copies_only_across_devices(chapter):
+    ns = chapter.run("choose_device.py")
     assert ns["layer"].weight.device.type == ns["device"].type == ns["x"].device.type
-    printed, _ = shown(runner, "choose_device.py", "move")
-    lines = printed.splitlines()
+    lines = chapter.shown("choose_device.py", "move").splitlines()
     assert lines[0] == "True", "Module.to returns the module itself"
     assert lines[1] == str(not CUDA), "Tensor.to returns the same tensor only when it is already there"
     assert lines[2] == " ".join([str(ns["x"].device)] * 3)
@@ -78,15 +57,15 @@ def test_mixing_devices_raises():
 # The leaf pitfall
 
 
-def test_to_the_same_device_keeps_the_leaf_and_double_makes_a_non_leaf(runner):
-    printed, _ = shown(runner, "leaf_pitfall.py", "to_device")
+def test_to_the_same_device_keeps_the_leaf_and_double_makes_a_non_leaf(chapter):
+    shown = chapter.shown("leaf_pitfall.py", "to_device")
     if CUDA:
-        assert printed == "to('cuda'): is_leaf=False, grad_fn=ToCopyBackward0\n"
+        assert shown == "to('cuda'): is_leaf=False, grad_fn=ToCopyBackward0\n"
     else:
-        assert printed == "to('cpu'): is_leaf=True, grad_fn=None\n", "on the CPU .to(cpu) is no copy"
-    printed, items = shown(runner, "leaf_pitfall.py", "double")
-    assert printed == "double(): is_leaf=False, grad_fn=ToCopyBackward0\nNone\n"
-    assert any(i["kind"] == "warning" and "not a leaf Tensor" in i["text"] for i in items)
+        assert shown == "to('cpu'): is_leaf=True, grad_fn=None\n", "on the CPU .to(cpu) is no copy"
+    outputs = chapter.outputs("leaf_pitfall.py", "double")
+    assert printed(outputs) == "double(): is_leaf=False, grad_fn=ToCopyBackward0\nNone\n"
+    assert any("not a leaf Tensor" in w["message"] for w in warnings_in(outputs))
 
 
 def test_the_gradient_goes_to_the_hidden_float32_leaf():
@@ -96,14 +75,13 @@ def test_the_gradient_goes_to_the_hidden_float32_leaf():
     assert torch.equal(leaf.grad, torch.ones(3)) and leaf.grad.dtype == torch.float32
 
 
-def test_the_fixed_tensors_are_leaves_with_a_gradient(run, runner):
+def test_the_fixed_tensors_are_leaves_with_a_gradient(chapter):
     with pytest.warns(UserWarning, match="not a leaf Tensor"):
-        ns = run("leaf_pitfall.py")
+        ns = chapter.run("leaf_pitfall.py")
     for t in (ns["w"], ns["v"]):
         assert t.is_leaf and t.grad is not None
         assert t.dtype == torch.float64 and t.device.type == ns["device"].type
-    printed, _ = shown(runner, "leaf_pitfall.py", "fix")
-    assert printed == "is_leaf=True, grad_fn=None\n" * 2 + "True True\n"
+    assert chapter.shown("leaf_pitfall.py", "fix") == "is_leaf=True, grad_fn=None\n" * 2 + "True True\n"
 
 
 @pytest.mark.cuda
@@ -118,27 +96,26 @@ def test_to_cuda_after_requires_grad_is_a_non_leaf_without_grad():
 # The custom ELU, unchanged
 
 
-def test_the_chapter_uses_the_previous_chapters_elu_itself():
-    link = CHAPTER / "elu.py"
+def test_the_chapter_uses_the_previous_chapters_elu_itself(chapter):
+    link = chapter.path("elu.py")
     assert link.is_symlink()
     assert link.resolve() == (SNIPPETS / "custom_functions" / "elu.py").resolve()
 
 
-def test_gradients_come_back_on_the_inputs_device_and_dtype(run, runner):
-    ns = run("elu_on_device.py")
+def test_gradients_come_back_on_the_inputs_device_and_dtype(chapter):
+    ns = chapter.run("elu_on_device.py")
     device = ns["device"]
-    printed, _ = shown(runner, "elu_on_device.py", "gradients")
+    shown = chapter.shown("elu_on_device.py", "gradients")
     expected = "".join(f"input {d} on {device} -> gradient {d} on {device}\n" for d in (torch.float32, torch.float64))
-    assert printed.replace("cuda:0", "cuda") == expected.replace("cuda:0", "cuda")
+    assert shown.replace("cuda:0", "cuda") == expected.replace("cuda:0", "cuda")
     z = ns["z"]
     assert z.abs().min() > 1e-3, "gradcheck's inputs stay away from the kink at 0"
-    printed, _ = shown(runner, "elu_on_device.py", "gradcheck")
-    assert printed == "gradcheck: True\ngradgradcheck: True\n"
+    assert chapter.shown("elu_on_device.py", "gradcheck") == "gradcheck: True\ngradgradcheck: True\n"
 
 
 @pytest.mark.cuda
-def test_on_cuda_the_elu_gradient_is_on_cuda_and_a_cpu_made_tensor_fails(run):
-    ns = run("elu_on_device.py")
+def test_on_cuda_the_elu_gradient_is_on_cuda_and_a_cpu_made_tensor_fails(chapter):
+    ns = chapter.run("elu_on_device.py")
     elu = ns["ELUFunction"]
     z = torch.randn(5, device="cuda", dtype=torch.float16, requires_grad=True)
     elu.apply(z, 1.0).sum().backward()
@@ -150,23 +127,23 @@ def test_on_cuda_the_elu_gradient_is_on_cuda_and_a_cpu_made_tensor_fails(run):
 # Training the MLP
 
 
-def test_the_loss_starts_near_ln_10_and_goes_down_at_every_printed_step(run, runner):
-    ns = run("train_mlp.py")
+def test_the_loss_starts_near_ln_10_and_goes_down_at_every_printed_step(chapter):
+    ns = chapter.run("train_mlp.py")
     expected_sizes = (512, 1024, 1024, 10) if CUDA else (64, 128, 128, 10)
     assert ns["sizes"] == expected_sizes
     linears = [m for m in ns["model"] if isinstance(m, torch.nn.Linear)]
     assert [(m.in_features, m.out_features) for m in linears] == list(zip(expected_sizes, expected_sizes[1:]))
     assert sum(type(m).__name__ == "ELUCustom" for m in ns["model"]) == 2
-    printed, _ = shown(runner, "train_mlp.py", "loop")
-    steps = [(int(s), float(v)) for s, v in re.findall(r"step +(\d+): cross-entropy ([\d.]+)", printed)]
+    shown = chapter.shown("train_mlp.py", "loop")
+    steps = [(int(s), float(v)) for s, v in re.findall(r"step +(\d+): cross-entropy ([\d.]+)", shown)]
     assert [s for s, _ in steps] == [1, 5, 10, 15, 20]
     losses = [v for _, v in steps]
     assert abs(losses[0] - math.log(10)) < 0.05
     assert all(later < earlier for earlier, later in zip(losses, losses[1:]))
 
 
-def test_the_data_is_the_same_whatever_the_device(run):
-    ns = run("mlp.py")
+def test_the_data_is_the_same_whatever_the_device(chapter):
+    ns = chapter.run("mlp.py")
     x1, y1 = ns["synthetic_batch"](4, 6, 3, "cpu")
     x2, y2 = ns["synthetic_batch"](4, 6, 3, "cpu")
     assert torch.equal(x1, x2) and torch.equal(y1, y2)
@@ -176,8 +153,8 @@ def test_the_data_is_the_same_whatever_the_device(run):
 # Timing
 
 
-def test_median_ms_warms_up_then_repeats_and_needs_no_synchronisation_on_cpu(run):
-    ns = run("timing.py")
+def test_median_ms_warms_up_then_repeats_and_needs_no_synchronisation_on_cpu(chapter):
+    ns = chapter.run("timing.py")
     calls = []
     result = ns["median_ms"](lambda: calls.append(1), torch.device("cpu"), warmup=3, repeats=7)
     assert len(calls) == 10 and result >= 0
@@ -185,8 +162,8 @@ def test_median_ms_warms_up_then_repeats_and_needs_no_synchronisation_on_cpu(run
 
 
 @pytest.mark.cuda
-def test_unsynchronised_timing_measures_only_the_launches(run):
-    ns = run("timing.py")
+def test_unsynchronised_timing_measures_only_the_launches(chapter):
+    ns = chapter.run("timing.py")
     device = torch.device("cuda")
     a = torch.randn(8192, 8192, device=device)
 
@@ -256,48 +233,50 @@ def test_a_tiny_cuda_run_writes_the_schema(tmp_path):
     assert results["provenance"]["cuda"] == torch.version.cuda
 
 
-def test_the_page_shows_the_recorded_run_or_says_there_is_none(runner):
-    result = runner.run(CHAPTER / "gpu_results.py")
-    assert result.error is None, result.error
+def test_the_page_shows_the_recorded_run_or_says_there_is_none(chapter):
+    outputs = chapter.outputs("gpu_results.py")
+    shown, kinds = printed(outputs), [kind(o) for o in outputs]
     if RESULTS.exists():
         results = json.loads(RESULTS.read_text())
         assert results["provenance"]["gpu"], "the recorded file comes from a CUDA run"
-        assert f"GPU: {results['provenance']['gpu']}" in result.stdout
-        assert [i["kind"] for i in result.items].count("figure") == 1
+        assert f"GPU: {results['provenance']['gpu']}" in shown
+        assert kinds.count("figure") == 1
     else:
-        assert result.stdout.startswith("No CUDA run has been recorded yet")
-        assert ".venv/bin/python bench/gpu_benchmarks.py\n" in result.stdout
-        assert not [i for i in result.items if i["kind"] == "figure"]
+        assert shown.startswith("No CUDA run has been recorded yet")
+        assert ".venv/bin/python bench/gpu_benchmarks.py\n" in shown
+        assert "figure" not in kinds
 
 
-def test_once_recorded_the_page_shows_the_file_and_depends_on_it(tmp_path):
-    """The page's snippet in a copy of the project that has a results file."""
-    from snippet_runner import SnippetRunner
-
+def test_once_recorded_the_page_shows_the_file_and_depends_on_it(chapter, tmp_path):
+    """The page's snippet in a copy of the project that has a results file (an engine of its own, no cache)."""
     folder = tmp_path / "project" / "snippets" / "gpu"
     folder.mkdir(parents=True)
     for name in ("gpu_results.py", "results_table.py"):
-        shutil.copy(CHAPTER / name, folder / name)
+        shutil.copy(chapter.path(name), folder / name)
     data = tmp_path / "project" / "bench" / "results" / "gpu_benchmarks.json"
     assert bench("--device", "cpu", "--out", str(data), *TINY, tmp_path=tmp_path).returncode == 0
-    result = SnippetRunner(folder.parent).run(folder / "gpu_results.py")
+    engine = Runner(folder.parent)
+    try:
+        result = engine.run(folder / "gpu_results.py")
+    finally:
+        engine.close()
     assert result.error is None, result.error
     assert result.stdout.startswith("Recorded ") and "training step" in result.stdout
-    assert [i["kind"] for i in result.items].count("figure") == 1
+    assert [kind(o) for o in result.select()].count("figure") == 1
     assert data in [Path(d) for d in result.deps], "the page is rebuilt when the file changes"
 
 
-def test_the_renderer_tabulates_every_row_with_its_provenance(run, tmp_path, monkeypatch, capsys):
+def test_the_renderer_tabulates_every_row_with_its_provenance(chapter, tmp_path, monkeypatch, capsys):
     out = tmp_path / "trial.json"
     assert bench("--device", "cpu", "--out", str(out), *TINY, tmp_path=tmp_path).returncode == 0
     results = json.loads(out.read_text())
-    ns = run("results_table.py")
+    ns = chapter.run("results_table.py")
     plots = []
     monkeypatch.setattr(ns["plt"], "show", lambda: plots.append(1))
     ns["show"](results)
-    printed = capsys.readouterr().out
-    assert results["provenance"]["command"] in printed and results["provenance"]["date"] in printed
-    table = printed.split("\n\n", 1)[1].splitlines()
+    shown = capsys.readouterr().out
+    assert results["provenance"]["command"] in shown and results["provenance"]["date"] in shown
+    table = shown.split("\n\n", 1)[1].splitlines()
     assert len(table) == 1 + len(results["results"])
     for line, row in zip(table[1:], results["results"]):
         assert line.split()[-3] == f"{row['median_ms']:.3f}" and row["activation"] in line
@@ -307,35 +286,34 @@ def test_the_renderer_tabulates_every_row_with_its_provenance(run, tmp_path, mon
 # Mixed precision
 
 
-def test_a_matmul_in_backward_fails_under_autocast_and_custom_bwd_fixes_it(run, runner):
-    ns = run("autocast_backward_mismatch.py")
+def test_a_matmul_in_backward_fails_under_autocast_and_custom_bwd_fixes_it(chapter):
+    ns = chapter.run("autocast_backward_mismatch.py")
     low = "Half" if CUDA else "BFloat16"
-    printed, _ = shown(runner, "autocast_backward_mismatch.py", "crash")
-    lines = printed.splitlines()
+    lines = chapter.shown("autocast_backward_mismatch.py", "crash").splitlines()
     assert lines[0] == f"output (and so grad_output): {ns['low']}, saved b: torch.float32"
     assert lines[1].startswith("RuntimeError: expected") and f"c10::{low} != float" in lines[1]
     assert len(lines) == 2
     assert ns["a"].grad.dtype == ns["b"].grad.dtype == torch.float32
-    printed, _ = shown(runner, "autocast_backward_mismatch.py", "custom_bwd")
-    assert printed == "gradients: a torch.float32, b torch.float32\n"
+    shown = chapter.shown("autocast_backward_mismatch.py", "custom_bwd")
+    assert shown == "gradients: a torch.float32, b torch.float32\n"
     expected = torch.ones(4, 2, device=ns["device"]) @ ns["b"].detach().T
     assert torch.allclose(ns["a"].grad, expected, atol=0.05), "a correct gradient, up to 16-bit rounding"
 
 
-def test_the_elu_runs_in_low_precision_unless_decorated(run, runner):
-    ns = run("autocast_elu.py")
+def test_the_elu_runs_in_low_precision_unless_decorated(chapter):
+    ns = chapter.run("autocast_elu.py")
     low = ns["low"]
-    plain, _ = shown(runner, "autocast_elu.py", "plain")
+    plain = chapter.shown("autocast_elu.py", "plain")
     match = re.fullmatch(r"z: (\S+), ELU\(z\): (\S+), largest error: (\S+)\n", plain)
     assert match[1] == str(low)
     if not CUDA:
         assert match[2] == str(low) and 1e-4 < float(match[3]) < 1e-1
-    amp, _ = shown(runner, "autocast_elu.py", "amp_run")
+    amp = chapter.shown("autocast_elu.py", "amp_run")
     assert amp == f"z: {low}, ELU(z): torch.float32, largest error: 0e+00\ngradient of z: {low}\n"
 
 
-def test_cast_inputs_saves_a_float32_copy_and_the_decorators_are_per_device_type(run):
-    ns = run("autocast_elu.py")
+def test_cast_inputs_saves_a_float32_copy_and_the_decorators_are_per_device_type(chapter):
+    ns = chapter.run("autocast_elu.py")
     device, low, amp = ns["device"], ns["low"], ns["ELUFunctionAMP"]
     z = torch.randn(8, device=device).to(low).requires_grad_()
     saved = []
@@ -359,8 +337,8 @@ def test_cast_inputs_saves_a_float32_copy_and_the_decorators_are_per_device_type
 
 
 @pytest.mark.cuda
-def test_on_cuda_the_plain_elu_returns_float32_but_its_backward_runs_without_autocast(run):
-    ns = run("autocast_elu.py")
+def test_on_cuda_the_plain_elu_returns_float32_but_its_backward_runs_without_autocast(chapter):
+    ns = chapter.run("autocast_elu.py")
     elu = ns["ELUFunction"]
     states = []
 

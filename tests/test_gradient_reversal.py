@@ -4,63 +4,51 @@ import math
 
 import pytest
 import torch
-from conftest import SNIPPETS, stdout_shown
 from torch.autograd import gradcheck
 
-CHAPTER = SNIPPETS / "gradient_reversal"
 
-
-@pytest.fixture
-def run(run_script):
-    return lambda name: run_script(CHAPTER / name)
-
-
-def shown(runner, name, section=None):
-    return stdout_shown(runner, CHAPTER / name, section)
-
-
-def test_identity_forward_and_negated_scaled_backward(run, runner):
-    ns = run("reversal_basics.py")
+def test_identity_forward_and_negated_scaled_backward(chapter):
+    ns = chapter.run("reversal_basics.py")
     x, y, w = ns["x"], ns["y"], ns["weights"]
     assert torch.equal(y, x) and y is not x and y.data_ptr() == x.data_ptr(), "a view with the same values"
     assert y.grad_fn.name() == "GradReverseBackward" and x.grad_fn is None
     assert torch.equal(ns["plain"], w)
     assert torch.allclose(ns["reversed_"], -0.3 * w)
-    assert "same values: True" in shown(runner, "reversal_basics.py", "basics")
+    assert "same values: True" in chapter.shown("reversal_basics.py", "basics")
 
 
-def test_gradcheck_reports_the_mismatch_by_design(run, runner):
-    GradReverse = run("grad_reverse.py")["GradReverse"]
+def test_gradcheck_reports_the_mismatch_by_design(chapter):
+    GradReverse = chapter.run("grad_reverse.py")["GradReverse"]
     x = torch.randn(4, dtype=torch.float64, requires_grad=True)
     assert not gradcheck(GradReverse.apply, (x, 0.3), raise_exception=False)
     assert gradcheck(GradReverse.apply, (x, -1.0), raise_exception=False), "lambda = -1 is the identity"
-    assert shown(runner, "reversal_basics.py", "gradcheck") == "gradcheck: False\n"
+    assert chapter.shown("reversal_basics.py", "gradcheck") == "gradcheck: False\n"
 
 
-def test_feature_extractor_gradient_flips_and_domain_head_does_not(run, runner):
-    ns = run("domain_adversarial.py")
+def test_feature_extractor_gradient_flips_and_domain_head_does_not(chapter):
+    ns = chapter.run("domain_adversarial.py")
     assert torch.equal(ns["reversed_features"], -ns["plain_features"])
     assert (ns["plain_features"] != 0).any(), "a flip of zeros would prove nothing"
     assert torch.equal(ns["reversed_head"], ns["plain_head"])
     assert torch.allclose(ns["total"], ns["label_part"] - ns["lambd"] * ns["plain_features"])
     assert not torch.allclose(ns["total"], ns["label_part"] + ns["lambd"] * ns["plain_features"])
     assert ns["x"].shape == (6, 4) and ns["domain"].tolist() == [0, 0, 0, 1, 1, 1]
-    text = shown(runner, "domain_adversarial.py", "compare")
+    text = chapter.shown("domain_adversarial.py", "compare")
     assert "flipped: True\ndomain head unchanged: True\n" in text
-    assert shown(runner, "domain_adversarial.py", "total").endswith("True\n")
+    assert chapter.shown("domain_adversarial.py", "total").endswith("True\n")
 
 
-def test_solution_hook_reversal(run):
-    ns = run("solution_hook_reversal.py")
+def test_solution_hook_reversal(chapter):
+    ns = chapter.run("solution_hook_reversal.py")
     assert torch.equal(ns["by_hook"], ns["by_function"])
     assert torch.allclose(ns["by_hook"], -0.3 * ns["weights"])
 
 
-def test_solution_lambda_schedule(run, runner):
-    ns = run("solution_lambda_schedule.py")
+def test_solution_lambda_schedule(chapter):
+    ns = chapter.run("solution_lambda_schedule.py")
     schedule = ns["dann_lambda"]
     assert schedule(0.0) == 0.0 and schedule(math.log(3) / 10) == pytest.approx(0.5)
     assert 0 < 1 - schedule(1.0) < 1e-4
     assert ns["reversal"].lambd == schedule(1.0)
-    lines = shown(runner, "solution_lambda_schedule.py", None).splitlines()
+    lines = chapter.shown("solution_lambda_schedule.py", None).splitlines()
     assert lines[0] == "step    0: lambda = 0.0000" and lines[-1] == "step  999: lambda = 0.9999"

@@ -7,27 +7,17 @@ import sys
 
 import pytest
 import torch
-from conftest import ROOT, SNIPPETS, stdout_shown
+from conftest import ROOT, kind, printed
 from torch.autograd import gradcheck, gradgradcheck
 from torch.func import grad, jacfwd, jacrev, jvp
 
-FOLDER = SNIPPETS / "higher_order"
 BENCH = ROOT / "bench" / "jacobian_modes.py"
 RESULTS = ROOT / "bench" / "results" / "jacobian_modes.json"
 
 
 @pytest.fixture
-def run(run_script):
-    return lambda name: run_script(FOLDER / name)
-
-
-@pytest.fixture
-def elu(run):
-    return run("elu_with_jvp.py")
-
-
-def printed(runner, name, section=None):
-    return stdout_shown(runner, FOLDER / name, section)
+def elu(chapter):
+    return chapter.run("elu_with_jvp.py")
 
 
 def elu_values(z, alpha=0.5):
@@ -42,14 +32,14 @@ def elu_second(z, alpha=0.5):
     return torch.where(z > 0, 0.0, alpha * torch.exp(z))
 
 
-def test_second_derivative_follows_the_formula(run, runner):
-    ns = run("second_derivative.py")
+def test_second_derivative_follows_the_formula(chapter):
+    ns = chapter.run("second_derivative.py")
     z = ns["z"].detach()
     assert ns["first"].grad_fn.name() == "MulBackward0"
     assert torch.allclose(ns["first"], elu_first(z)) and torch.allclose(ns["second"], elu_second(z))
     negative = z <= 0
     assert negative.sum() == 3 and torch.allclose(ns["first"][negative], ns["second"][negative])
-    assert printed(runner, "second_derivative.py", "check") == "gradcheck: True\ngradgradcheck: True\n"
+    assert chapter.shown("second_derivative.py", "check") == "gradcheck: True\ngradgradcheck: True\n"
 
 
 def test_the_saved_input_is_connected_to_the_graph(elu):
@@ -58,19 +48,19 @@ def test_the_saved_input_is_connected_to_the_graph(elu):
     assert saved.requires_grad and torch.equal(saved, z)
 
 
-def test_the_counter_example_passes_gradcheck_and_fails_gradgradcheck(run, runner):
-    ns = run("intermediate_on_ctx.py")
+def test_the_counter_example_passes_gradcheck_and_fails_gradgradcheck(chapter):
+    ns = chapter.run("intermediate_on_ctx.py")
     z = torch.randn(10, dtype=torch.float64, requires_grad=True)
     assert gradcheck(ns["wrong"], (z,))
     assert not gradgradcheck(ns["wrong"], (z,), raise_exception=False)
-    assert printed(runner, "intermediate_on_ctx.py", "checks") == (
+    assert chapter.shown("intermediate_on_ctx.py", "checks") == (
         "gradcheck: True\nGradcheckError: Jacobian mismatch for output 0 with respect to input 0\n")
-    assert printed(runner, "intermediate_on_ctx.py", "direct") == (
+    assert chapter.shown("intermediate_on_ctx.py", "direct") == (
         "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn\n")
 
 
-def test_the_counter_example_gives_a_silently_wrong_second_derivative(run, runner):
-    ns = run("intermediate_on_ctx.py")
+def test_the_counter_example_gives_a_silently_wrong_second_derivative(chapter):
+    ns = chapter.run("intermediate_on_ctx.py")
     z = ns["z"].detach()
     right = elu_first(z) ** 2 + elu_values(z) * elu_second(z)
     only_first_term = elu_first(z) ** 2
@@ -81,53 +71,53 @@ def test_the_counter_example_gives_a_silently_wrong_second_derivative(run, runne
     assert right[0].item() == pytest.approx(-0.0243, abs=1e-4) and only_first_term[0].item() == pytest.approx(0.0338, abs=1e-4)
     assert elu_first(z)[0].item() == pytest.approx(0.1839, abs=1e-4) and elu_values(z)[0].item() == pytest.approx(-0.3161, abs=1e-4)
     assert torch.equal(right[1:], only_first_term[1:]), "where ELU'' = 0 both agree"
-    shown = printed(runner, "intermediate_on_ctx.py", "silent").splitlines()
+    shown = chapter.shown("intermediate_on_ctx.py", "silent").splitlines()
     assert shown == ["kept on ctx:   tensor([0.0338, 1.0000, 1.0000])",
                      "ELUFunction:   tensor([-0.0243,  1.0000,  1.0000])",
                      "composite ELU: tensor([-0.0243,  1.0000,  1.0000])"]
 
 
-def test_returning_the_intermediate_fixes_the_second_derivative(run, runner):
-    ns = run("intermediate_as_output.py")
+def test_returning_the_intermediate_fixes_the_second_derivative(chapter):
+    ns = chapter.run("intermediate_as_output.py")
     z = torch.randn(10, dtype=torch.float64, requires_grad=True)
     assert gradcheck(ns["elu"], (z,)) and gradgradcheck(ns["elu"], (z,))
     assert torch.allclose(ns["elu"](z), elu_values(z))
-    shown = printed(runner, "intermediate_as_output.py", "check").splitlines()
+    shown = chapter.shown("intermediate_as_output.py", "check").splitlines()
     assert shown[0] == "gradgradcheck: True"
     assert shown[1].split(": ", 1)[1] == shown[2].split(": ", 1)[1]
 
 
-def test_dual_numbers_give_the_jvp_and_a_function_without_jvp_is_refused(run, runner):
-    ns = run("dual_numbers.py")
+def test_dual_numbers_give_the_jvp_and_a_function_without_jvp_is_refused(chapter):
+    ns = chapter.run("dual_numbers.py")
     z, v = ns["z"], ns["v"]
     assert torch.allclose(ns["tangent"], elu_first(z) * v)
     assert torch.allclose(ns["out"], elu_values(z))
     assert ns["out"].grad_fn is None, "no graph recorded"
-    assert printed(runner, "dual_numbers.py", "no_jvp") == (
+    assert chapter.shown("dual_numbers.py", "no_jvp") == (
         "NotImplementedError: You must implement the jvp function for custom autograd.Function "
         "to use it with forward mode AD.\n")
 
 
-def test_the_custom_jvp_passes_forward_gradcheck_and_a_wrong_one_is_caught(run, runner):
-    ns = run("custom_jvp.py")
+def test_the_custom_jvp_passes_forward_gradcheck_and_a_wrong_one_is_caught(chapter):
+    ns = chapter.run("custom_jvp.py")
     assert torch.equal(ns["tangent"], ns["composite_tangent"])
     z = torch.randn(10, dtype=torch.float64, requires_grad=True)
     assert gradcheck(ns["elu"], (z,), check_forward_ad=True)
     assert torch.allclose(jacfwd(ns["elu"])(z), torch.diag(elu_first(z.detach())))
     assert gradcheck(ns["wrong"], (z,))
     assert not gradcheck(ns["wrong"], (z,), check_forward_ad=True, raise_exception=False)
-    assert printed(runner, "custom_jvp.py", "wrong_jvp") == (
+    assert chapter.shown("custom_jvp.py", "wrong_jvp") == (
         "backward only: True\nGradcheckError: Jacobian computed with forward mode mismatch "
         "for output 0 with respect to input 0\n")
-    assert "True" in printed(runner, "custom_jvp.py", "gradcheck") and "False" not in printed(runner, "custom_jvp.py")
+    assert "True" in chapter.shown("custom_jvp.py", "gradcheck") and "False" not in chapter.shown("custom_jvp.py")
 
 
-def test_jvp_gives_columns_and_vjp_rows(run, runner):
-    ns = run("columns_and_rows.py")
+def test_jvp_gives_columns_and_vjp_rows(chapter):
+    ns = chapter.run("columns_and_rows.py")
     J = ns["J"]
     assert J.shape == (5, 3)
     assert torch.allclose(J, jacrev(ns["f"])(ns["x"]))
-    assert printed(runner, "columns_and_rows.py").count("True") == 2
+    assert chapter.shown("columns_and_rows.py").count("True") == 2
 
 
 def test_forward_over_reverse_needs_the_jvp(elu):
@@ -136,16 +126,16 @@ def test_forward_over_reverse_needs_the_jvp(elu):
         jvp(grad(loss), (torch.randn(3),), (torch.randn(3),))
 
 
-def test_exercise_tanh_saves_output(run):
-    ns = run("exercise_tanh_saves_output.py")
+def test_exercise_tanh_saves_output(chapter):
+    ns = chapter.run("exercise_tanh_saves_output.py")
     t = torch.tanh(ns["z"].detach())
     assert torch.allclose(ns["second"], -2 * t * (1 - t**2))
     out = ns["Tanh"].apply(ns["z"])
     assert out.grad_fn.saved_tensors[0].grad_fn is out.grad_fn, "the saved output is part of the graph"
 
 
-def test_exercise_hessian_vector_product(run):
-    ns = run("exercise_hessian_vector_product.py")
+def test_exercise_hessian_vector_product(chapter):
+    ns = chapter.run("exercise_hessian_vector_product.py")
     z, v = ns["z"].detach(), ns["v"]
     hessian_diagonal = elu_first(z) ** 2 + elu_values(z) * elu_second(z)  # L is a sum of functions of one z_i
     assert torch.allclose(ns["hvp_reverse"], hessian_diagonal * v, atol=1e-6)
@@ -166,7 +156,7 @@ def test_the_benchmark_runs_and_writes_its_schema(tmp_path):
     assert all(r["jacfwd_seconds"] > 0 and r["jacrev_seconds"] > 0 for r in data["results"])
 
 
-def test_the_committed_data_and_what_the_page_says_about_it(runner):
+def test_the_committed_data_and_what_the_page_says_about_it(chapter):
     """The prose reads the committed measurements: forward wins tall, reverse wins wide."""
     data = json.loads(RESULTS.read_text())
     rows = {r["function"]: r for r in data["results"]}
@@ -177,7 +167,7 @@ def test_the_committed_data_and_what_the_page_says_about_it(runner):
     for row in rows.values():
         assert not math.isclose(row["jacrev_seconds"] / row["jacfwd_seconds"], 256, rel_tol=0.2)
         assert not math.isclose(row["jacfwd_seconds"] / row["jacrev_seconds"], 256, rel_tol=0.2)
-    result = runner.run(FOLDER / "jacobian_timings.py")
-    assert [i["kind"] for i in result.items][-1] == "figure"
-    assert f"{rows['tall']['jacfwd_seconds'] * 1e3:7.1f} ms" in result.stdout
-    assert data["provenance"]["command"] in result.stdout
+    outputs = chapter.outputs("jacobian_timings.py")
+    assert [kind(o) for o in outputs][-1] == "figure"
+    assert f"{rows['tall']['jacfwd_seconds'] * 1e3:7.1f} ms" in printed(outputs)
+    assert data["provenance"]["command"] in printed(outputs)

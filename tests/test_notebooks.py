@@ -14,16 +14,24 @@ def stdout(cell):
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_notebook_runs_on_its_own_and_prints_what_the_page_shows(built_site, chapter, tmp_path):
-    path = built_site / "notebooks" / chapter / f"{chapter}.ipynb"
+    path = built_site / "notebooks" / f"{chapter}.ipynb"
     notebook = nbformat.read(path, as_version=4)
     nbformat.validate(notebook)
+    assert "--8<--" not in path.read_text(), "no include markers in a notebook"
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert [c.execution_count for c in code] == list(range(1, len(code) + 1))
     expected = [stdout(cell) for cell in code]
     assert any(expected), "the notebook carries the outputs of the build"
     # Run in an empty folder, as a reader who downloaded only this file would.
     NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=False,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     for cell, before in zip(code, expected):
-        if cell.source.startswith("%%writefile") or "Traceback" in before:
-            continue  # Jupyter's own "Writing x.py"; tracebacks name cells, not files
+        if "Traceback" in before:
+            continue  # tracebacks name cells, not files
         assert stdout(cell) == before, cell.source
+
+
+def test_a_notebook_page_shows_the_notebook_and_links_it(built_site):
+    page = (built_site / "notebooks" / "autograd_basics" / "index.html").read_text()
+    assert 'href="../autograd_basics.ipynb"' in page and "In [1]" in page
+    assert "tensor([[4.5000, 4.5000]" in page

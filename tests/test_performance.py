@@ -11,22 +11,12 @@ import sys
 
 import pytest
 import torch
-from conftest import ROOT, SNIPPETS, stdout_shown
+from conftest import ROOT, kind
 
-CHAPTER = SNIPPETS / "performance"
 BENCH = ROOT / "bench" / "elu_performance.py"
 DATA = ROOT / "bench" / "results" / "elu_performance.json"
 VARIANTS = ["composite", "ELUFunction", "F.elu", "torch.compile(composite)", "FusedELUFunction"]
 COMPILED = ["torch.compile(composite)", "FusedELUFunction"]
-
-
-@pytest.fixture
-def run(run_script):
-    return lambda name: run_script(CHAPTER / name)
-
-
-def shown(runner, name, section=None):
-    return stdout_shown(runner, CHAPTER / name, section)
 
 
 def check_schema(data):
@@ -77,9 +67,9 @@ def test_the_prose_reading_of_the_committed_timings():
                for k in data["kernels"]), "no single eager kernel is memory-bound"
 
 
-def test_results_snippet_prints_the_data_file(runner):
+def test_results_snippet_prints_the_data_file(chapter):
     data = json.loads(DATA.read_text())
-    table = shown(runner, "benchmark_results.py", "table").splitlines()
+    table = chapter.shown("benchmark_results.py", "table").splitlines()
     assert len(table) == 4 + len(VARIANTS)
     assert f"copy bandwidth {data['copy']['bytes_per_second'] / 1e9:.1f} GB/s" in table[0]
     limit_ms = 20 * data["numel"] / data["copy"]["bytes_per_second"] * 1e3
@@ -88,31 +78,31 @@ def test_results_snippet_prints_the_data_file(runner):
     for line, variant in zip(rows, data["variants"]):
         assert line.startswith(variant["name"]) and f"{variant['median_seconds'] * 1e3:.2f}" in line
     assert rows[VARIANTS.index("F.elu")].split()[2] == "1.00"
-    provenance = shown(runner, "benchmark_results.py", "provenance")
+    provenance = chapter.shown("benchmark_results.py", "provenance")
     assert all(str(value) in provenance for value in data["provenance"].values())
-    kernels = shown(runner, "benchmark_results.py", "kernels").splitlines()
+    kernels = chapter.shown("benchmark_results.py", "kernels").splitlines()
     assert [k["name"] for k in data["kernels"]] == ["z > 0", "torch.exp(z)", "torch.where(mask, z, exp)",
                                                    "F.elu(z) forward"]
     assert len(kernels) == 1 + len(data["kernels"])
-    result = runner.run(CHAPTER / "benchmark_results.py")
-    assert [i["kind"] for i in result.items].count("figure") == 1
+    result = chapter.result("benchmark_results.py")
+    assert [kind(o) for o in result.select()].count("figure") == 1
     assert str(DATA) in map(str, result.deps), "the page rebuilds when the data file changes"
 
 
-def test_fused_function_passes_gradcheck_and_saves_one_input(run, runner):
-    ns = run("fused_elu_check.py")
+def test_fused_function_passes_gradcheck_and_saves_one_input(chapter):
+    ns = chapter.run("fused_elu_check.py")
     assert torch.allclose(ns["ours"], ns["theirs"], atol=1e-7, rtol=0)
     assert torch.allclose(ns["our_grad"], ns["their_grad"], atol=1e-7, rtol=0)
-    text = shown(runner, "fused_elu_check.py", "gradcheck")
+    text = chapter.shown("fused_elu_check.py", "gradcheck")
     assert text.startswith("gradcheck: True\n")
-    saved = shown(runner, "fused_elu_check.py", "saved").splitlines()
+    saved = chapter.shown("fused_elu_check.py", "saved").splitlines()
     assert saved == ["FusedELUFunction saves 400,000 bytes = 1.00 x the input",
                      "F.elu            saves 400,000 bytes = 1.00 x the input"]
 
 
-def test_solution_float64_limit(runner):
+def test_solution_float64_limit(chapter):
     data = json.loads(DATA.read_text())
-    lines = shown(runner, "solution_float64_limit.py").splitlines()
+    lines = chapter.shown("solution_float64_limit.py").splitlines()
     limit = {line.split()[0]: float(line.split()[-2]) for line in lines}
     float32 = 20 * data["numel"] / data["copy"]["bytes_per_second"] * 1e3
     assert limit["float32"] == pytest.approx(float32, abs=0.01)
@@ -120,8 +110,8 @@ def test_solution_float64_limit(runner):
     assert limit["bfloat16"] == pytest.approx(float32 / 2, abs=0.01)
 
 
-def test_solution_fused_saves_output(run, runner):
-    ns = run("solution_fused_saves_output.py")
+def test_solution_fused_saves_output(chapter):
+    ns = chapter.run("solution_fused_saves_output.py")
     assert ns["saved"][0] is ns["y"] and len(ns["saved"]) == 1
     assert torch.allclose(ns["grad"], ns["reference"], atol=1e-7, rtol=0)
-    assert shown(runner, "solution_fused_saves_output.py").startswith("gradcheck: True\nsaves the output: True")
+    assert chapter.shown("solution_fused_saves_output.py").startswith("gradcheck: True\nsaves the output: True")

@@ -1,24 +1,28 @@
-"""Every snippet runs, and a reader who runs it gets what the page shows."""
+"""Every snippet runs, and what a reader downloads runs on its own and prints what the page shows."""
 
-import subprocess
-import sys
+import shutil
 
 import pytest
-from conftest import ROOT, SNIPPETS
+from conftest import ROOT, SNIPPETS, printed
 
-from snippet_runner import SnippetError
+from snippet_engine.runner import SnippetError
 
 ALL = sorted(SNIPPETS.rglob("*.py"))
 
 
 @pytest.mark.parametrize("path", ALL, ids=[p.relative_to(SNIPPETS).as_posix() for p in ALL])
-def test_snippet_runs_and_matches_a_plain_python_run(runner, path, tmp_path):
+def test_the_download_runs_alone_in_an_empty_folder_and_prints_what_the_page_shows(built_site, runner, path,
+                                                                                    tmp_path):
+    """The engine runs the download as `cd empty-folder && python file.py` would."""
     result = runner.run(path)
     if result.error:
         raise SnippetError(result)
-    plain = subprocess.run([sys.executable, path], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    assert plain.returncode == 0, plain.stderr
-    assert plain.stdout == result.stdout, "the page must show what `python snippet.py` prints"
+    alone = tmp_path / path.name
+    shutil.copy(built_site / "snippets" / path.relative_to(SNIPPETS), alone)
+    download = runner.run_in_place(alone)
+    if download.error:
+        raise SnippetError(download)
+    assert printed(download.select()) == result.stdout
 
 
 def test_every_snippet_is_shown_on_a_page():

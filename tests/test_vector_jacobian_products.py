@@ -1,41 +1,30 @@
 """Claims of the chapter 'Vector-Jacobian products' (docs/vector_jacobian_products.md)."""
 
-import pytest
 import torch
-from conftest import ROOT, SNIPPETS, stdout_shown
+from conftest import ROOT
 from torch.autograd.functional import jacobian
 
-CHAPTER = SNIPPETS / "vector_jacobian_products"
 LOG_GRAD = torch.tensor([[3.0, 1.0, 0.0], [1.0, 0.0, 1 / 6]])  # v / x, worked out by hand
 
 
-@pytest.fixture
-def run(run_script):
-    return lambda name: run_script(CHAPTER / name)
-
-
-def printed(runner, name, section=None):
-    return stdout_shown(runner, CHAPTER / name, section)
-
-
-def test_backward_on_a_non_scalar_output_fails(runner):
-    shown = printed(runner, "add_two.py", "fails")
+def test_backward_on_a_non_scalar_output_fails(chapter):
+    shown = chapter.shown("add_two.py", "fails")
     assert shown == "RuntimeError: grad can be implicitly created only for scalar outputs\n"
 
 
-def test_add_two_vjp_is_v_and_the_jacobian_is_the_identity(run):
-    ns = run("add_two.py")
+def test_add_two_vjp_is_v_and_the_jacobian_is_the_identity(chapter):
+    ns = chapter.run("add_two.py")
     x, v, J = ns["x"], ns["v"], ns["J"]
     assert x.shape == v.shape == (3,)
     assert torch.equal(J, torch.eye(3))
     assert torch.equal(x.grad, v) and torch.equal(v @ J, x.grad)
     assert (x.grad != 0).all(), "no zeros in this gradient"
-    again = run("add_two.py")
+    again = chapter.run("add_two.py")
     assert torch.equal(again["x"], x) and torch.equal(again["v"], v), "seeded: the page and a reader agree"
 
 
-def test_three_outputs_vjp_is_4_23(run):
-    ns = run("three_outputs_vjp.py")
+def test_three_outputs_vjp_is_4_23(chapter):
+    ns = chapter.run("three_outputs_vjp.py")
     x, y, v, J = ns["x"], ns["y"], ns["v"], ns["J"]
     x1, x2 = x.tolist()
     assert (x1, x2) == (1.0, 2.0) and v.tolist() == [1.0, 1.0, 1.0]
@@ -45,8 +34,8 @@ def test_three_outputs_vjp_is_4_23(run):
     assert torch.equal(v @ J, x.grad) and torch.equal(J.sum(0), x.grad), "v = ones adds up each column"
 
 
-def test_log_of_a_2x3_matrix(run):
-    ns = run("log_matrix.py")
+def test_log_of_a_2x3_matrix(chapter):
+    ns = chapter.run("log_matrix.py")
     x, y, v, J = ns["x"], ns["y"], ns["v"], ns["J"]
     assert x.shape == y.shape == v.shape == (2, 3), "a 2x3 matrix, not 2x2"
     assert torch.allclose(x.grad, LOG_GRAD)
@@ -57,22 +46,22 @@ def test_log_of_a_2x3_matrix(run):
     assert torch.allclose((v.reshape(6) @ J).reshape(2, 3), x.grad)
 
 
-def test_v_times_one_over_v_is_not_the_gradient(run, runner):
-    ns = run("log_matrix.py")
+def test_v_times_one_over_v_is_not_the_gradient(chapter):
+    ns = chapter.run("log_matrix.py")
     wrong = ns["v"] * (1 / ns["v"])
     assert torch.equal(torch.isnan(wrong), ns["v"] == 0), "nan exactly where v = 0"
     assert (wrong[ns["v"] != 0] == 1).all()
     assert not torch.allclose(wrong.nan_to_num(), ns["x"].grad)
-    assert printed(runner, "log_matrix.py", "not_this") == str(wrong) + "\n"
+    assert chapter.shown("log_matrix.py", "not_this") == str(wrong) + "\n"
 
 
-def test_three_apis_give_the_same_vjp(run, runner):
-    ns = run("three_apis.py")
+def test_three_apis_give_the_same_vjp(chapter):
+    ns = chapter.run("three_apis.py")
     assert torch.equal(ns["by_backward"], ns["by_grad"]) and torch.equal(ns["by_grad"], ns["by_func"])
     assert torch.allclose(ns["by_func"], LOG_GRAD)
     assert ns["by_func"].grad_fn is None and ns["by_grad"].grad_fn is None
     assert ns["x"].grad is ns["by_backward"], "backward() filled x.grad; the other two left it alone"
-    assert printed(runner, "three_apis.py", "same") == "True\nTrue\n"
+    assert chapter.shown("three_apis.py", "same") == "True\nTrue\n"
 
 
 def test_the_page_shows_the_three_apis_side_by_side_in_tabs():
@@ -82,30 +71,30 @@ def test_the_page_shows_the_three_apis_side_by_side_in_tabs():
         assert f'    --8<-- "vector_jacobian_products/three_apis.py:{section}"' in tab
 
 
-def test_the_scalar_case_is_v_equal_1(run, runner):
-    ns = run("mean_revisited.py")
+def test_the_scalar_case_is_v_equal_1(chapter):
+    ns = chapter.run("mean_revisited.py")
     full = torch.full((2, 2), 4.5)
     assert torch.equal(ns["implicit"], full) and torch.equal(ns["J"], full)
     assert torch.equal(ns["dout_dy"], full), "6 y / 4 with y = 3"
     assert torch.equal(ns["x"].grad, full), "two VJPs by hand give out.backward()'s gradient"
-    assert printed(runner, "mean_revisited.py", "implicit") == "True\n"
+    assert chapter.shown("mean_revisited.py", "implicit") == "True\n"
 
 
-def test_solution_sum_is_ones(run):
-    ns = run("solution_sum_is_ones.py")
+def test_solution_sum_is_ones(chapter):
+    ns = chapter.run("solution_sum_is_ones.py")
     x = ns["x"]
     assert torch.allclose(ns["by_sum"], 1 / x.detach()) and torch.equal(x.grad, ns["by_sum"])
 
 
-def test_solution_matrix_vector(run):
-    ns = run("solution_matrix_vector.py")
+def test_solution_matrix_vector(chapter):
+    ns = chapter.run("solution_matrix_vector.py")
     A, x, v = ns["A"], ns["x"], ns["v"]
     assert A.shape == (3, 2)
     assert torch.allclose(x.grad, A.T @ v)
     assert torch.allclose(jacobian(lambda t: A @ t, x), A), "the Jacobian is A"
 
 
-def test_solution_jacobian_from_vjps(run):
-    ns = run("solution_jacobian_from_vjps.py")
+def test_solution_jacobian_from_vjps(chapter):
+    ns = chapter.run("solution_jacobian_from_vjps.py")
     assert ns["J"].tolist() == [[2.0, 0.0], [2.0, 20.0], [0.0, 3.0]]
     assert len(ns["rows"]) == 3

@@ -1,6 +1,5 @@
 """Pairwise Euclidean distances: the chapter's running example."""
 import re
-from pathlib import Path
 
 import torch
 from torch import Tensor
@@ -29,15 +28,13 @@ def safe_pairwise_distances(points: Tensor) -> Tensor:
 
 
 def forward_traceback(warnings: list) -> str:
-    """The anomaly-mode warning: its frames from the first one in this folder
-    on (a runner may add its own before), file names without folders."""
+    """The anomaly-mode warning: its frames from the script's top level on (a
+    runner, such as Jupyter, may add its own before), file names without folders."""
     (warning,) = [w for w in warnings
                   if "Traceback of forward call" in str(w.message)]
     text = str(warning.message).split(" (Triggered internally")[0].rstrip()
     header, *frames = re.split(r"\n(?=  File )", text)
-    here = Path(__file__).resolve().parent
-    folders = [Path(re.search(r'File "(.*?)"', f)[1]).resolve().parent
-               for f in frames]
-    first = folders.index(here)
+    # The script's own top level is the last "<module>" frame.
+    first = max(n for n, f in enumerate(frames) if "in <module>" in f)
     shown = "\n".join([header, *frames[first:]])
     return re.sub(r'File ".*/', 'File "', shown)

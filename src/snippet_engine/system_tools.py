@@ -1,9 +1,9 @@
 """The programs the project needs from the system, and how to get them.
 
 Graphviz's `dot` draws the torchviz graphs; Chromium runs the browser tests.
-As a MkDocs hook this module stops the build before any page is rendered
-when `dot` is missing. Run as a script it is the setup step
-(`python hooks/system_tools.py [--browser]`): as root on Debian or Ubuntu it
+The snippets plugin stops the build before any page is rendered when `dot`
+is missing (`check_dot`). Run as a module it is the setup step
+(`python -m snippet_engine.system_tools [--browser]`): as root on Debian or Ubuntu it
 installs what is missing with apt-get; elsewhere it says how to install it
 and exits non-zero.
 """
@@ -28,7 +28,7 @@ def chromium():
     return os.environ.get("CHROMIUM") or shutil.which("chromium")
 
 
-def on_config(config):
+def check_dot():
     if shutil.which("dot") is None:
         from mkdocs.exceptions import PluginError
 

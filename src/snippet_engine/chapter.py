@@ -1,0 +1,125 @@
+"""A chapter, parsed once: its prose and the code blocks that include snippets.
+
+A page includes a snippet in a fence of its own, the pymdownx.snippets way:
+`--8<-- "chapter/file.py"` (the whole file), `"chapter/file.py:name"` (the
+lines between `# --8<-- [start:name]` and `# --8<-- [end:name]`) or
+`"chapter/file.py:3:9"` (a line range). The plugin expands these includes
+itself rather than leaving them to pymdownx.snippets: it must know the
+exact lines a block shows to place their output under it and to build the
+block's runnable copy, and a broken include must become an error on the
+page instead of an exception that stops `mkdocs serve`.
+"""
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
+    re.M | re.S,
+)
+INCLUDE = re.compile(r'^\s*--8<--\s+"(?P<file>[^":]+)(?::(?P<select>[^"]+))?"\s*$')
+MARKER = re.compile(r"--8<-- \[(start|end):(\w+)\]")
+
+
+@dataclass
+class Include:
+    file: str  # as written on the page, relative to snippets/
+    select: str | None
+    path: Path
+    first: int | None = None  # lines of the file the block shows (None: the whole file)
+    last: int | None = None
+    problem: str | None = None  # why the include cannot be shown, and how to fix it
+
+    @property
+    def is_snippet(self):
+        return self.path.suffix == ".py"
+
+    def shown(self):
+        """The lines the block shows, without section markers."""
+        lines = self.path.read_text(encoding="utf-8").splitlines()
+        first, last = self.first or 1, self.last or len(lines)
+        return [line for line in lines[first - 1:last] if not MARKER.search(line)]
+
+
+@dataclass
+class Block:
+    start: int  # character offsets of the fence in the chapter's Markdown
+    end: int
+    indent: str
+    fence: str
+    info: str
+    includes: list = field(default_factory=list)
+
+
+@dataclass
+class Chapter:
+    src_uri: str
+    markdown: str
+    blocks: list
+
+    @property
+    def snippets(self):
+        """Every include of a snippet file that can run, in page order."""
+        return [i for b in self.blocks for i in b.includes if i.is_snippet and not i.problem]
+
+
+def parse(src_uri, markdown, snippets_dir):
+    blocks = []
+    for m in FENCE.finditer(markdown):
+        found = [include(i["file"], i["select"], Path(snippets_dir)) for line in m["body"].splitlines()
+                 if (i := INCLUDE.match(line))]
+        if found:
+            blocks.append(Block(m.start(), m.end(), m["indent"], m["fence"], m["info"], found))
+    return Chapter(src_uri, markdown, blocks)
+
+
+def include(file, select, snippets_dir):
+    path = snippets_dir / file
+    found = Include(file, select, path)
+    if not path.is_file():
+        found.problem = missing_file(file, snippets_dir)
+    elif select:
+        try:
+            found.first, found.last = line_range(path, select)
+        except ValueError as err:
+            found.problem = str(err)
+    return found
+
+
+def missing_file(file, snippets_dir):
+    folder = (snippets_dir / file).parent
+    known = sorted(p.relative_to(snippets_dir).as_posix() for p in folder.glob("*") if p.is_file()) \
+        if folder.is_dir() else []
+    close = difflib.get_close_matches(file, known, n=1)
+    hint = f" Did you mean \"{close[0]}\"?" if close else (
+        f" Files next to it: {', '.join(known)}." if known else f" The folder snippets/{Path(file).parent} does not exist.")
+    return f"the included file snippets/{file} does not exist.{hint}"
+
+
+def line_range(path, select):
+    """The (first, last) lines an include shows: a section's marker lines, or a line range."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    if re.fullmatch(r"\d+(:\d+)?", select):
+        first, _, last = select.partition(":")
+        first, last = int(first), int(last or first)
+        if not 1 <= first <= last <= len(lines):
+            raise ValueError(f"lines {select} are not in {path.name}, which has {len(lines)} lines")
+        return first, last
+    marks = {}
+    for n, text in enumerate(lines, 1):
+        if m := MARKER.search(text):
+            marks.setdefault(m.group(1, 2), n)
+    names = sorted({name for _, name in marks})
+    how = f"(mark it with '# --8<-- [start:{select}]' and '# --8<-- [end:{select}]')"
+    if ("start", select) not in marks and ("end", select) not in marks:
+        known = f"; its sections: {', '.join(names)}" if names else "; it has no sections"
+        raise ValueError(f"{path.name} has no section '{select}' {how}{known}")
+    if ("end", select) not in marks:
+        raise ValueError(f"{path.name}: section '{select}' is opened on line {marks['start', select]} "
+                         f"but never closed: add '# --8<-- [end:{select}]'")
+    if ("start", select) not in marks or marks["start", select] > marks["end", select]:
+        raise ValueError(f"{path.name}: section '{select}' is closed on line {marks['end', select]} "
+                         f"without being opened before: add '# --8<-- [start:{select}]'")
+    return marks["start", select], marks["end", select]

@@ -1,0 +1,277 @@
+"""The MkDocs plugin: every snippet a page includes runs, and its output shows under it.
+
+For each chapter (parsed once, chapter.py) the plugin:
+
+- runs the snippets its code blocks include (runner.py; cached by content)
+  and puts under each block the output of the lines it shows;
+- folds the lines a block needs but does not show ("N lines of setup")
+  above it, and makes its copy button copy the runnable whole
+  (standalone.py);
+- makes the chapter a notebook and a page that shows it (notebooks.py);
+- serves every snippet as a download that runs on its own.
+
+Every failure (a snippet raises, exits, crashes or times out; an include
+names a missing file or section) is found once, logged as one error naming
+the page, file and line, and shown on the page. `mkdocs build` fails at the
+end listing every failure; `mkdocs serve` keeps serving (strict mode does
+not stop its rebuilds) and shows the fix on the next rebuild.
+
+The plugin owns the runner, and so the worker process, for its lifetime:
+MkDocs keeps a plugin across serve rebuilds, and `on_shutdown` stops it.
+"""
+
+import html
+import logging
+import re
+import secrets
+from pathlib import Path
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File
+from mkdocs.utils import CountHandler, get_relative_url
+
+from snippet_engine import notebooks, render, standalone
+from snippet_engine.system_tools import check_dot
+from snippet_engine.chapter import parse
+from snippet_engine.runner import Runner
+
+log = logging.getLogger("mkdocs.plugins.snippets")
+ASSETS = "assets/snippet-outputs"
+TITLE = re.compile(r'<span class="filename">([^<]+)</span>')
+
+
+class SnippetsConfig(base.Config):
+    snippets_dir = c.Type(str, default="snippets")
+    """Folder of the runnable examples, relative to mkdocs.yml."""
+    cache_dir = c.Type(str, default=".cache/snippets")
+    """Where results are cached by content, relative to mkdocs.yml."""
+    timeout = c.Type(int, default=600)
+    """Seconds a snippet may run before it is stopped and reported."""
+    output_limit = c.Type(int, default=20_000)
+    """Characters of a snippet's printed output kept: the first and last half, the cut said."""
+    preload = c.ListOfItems(c.Type(str), default=["torch", "matplotlib.pyplot", "graphviz", "torchviz"])
+    """Modules the worker imports once, so that each snippet starts warm."""
+    fingerprint_packages = c.ListOfItems(c.Type(str), default=["torch", "torchviz", "graphviz", "matplotlib",
+                                                               "numpy"])
+    """Packages whose versions are part of every cache key."""
+    notebooks_dir = c.Type(str, default="notebooks")
+    """Where chapters' notebooks and their pages go in the site."""
+
+
+class SnippetsPlugin(BasePlugin[SnippetsConfig]):
+    def __init__(self):
+        self.runner, self.settings, self.serving = None, None, False
+
+    def on_startup(self, *, command, dirty):
+        self.serving = command == "serve"
+
+    def on_config(self, config):
+        check_dot()
+        root = Path(config.config_file_path).resolve().parent
+        self.project = root
+        self.snippets = root / self.config.snippets_dir
+        settings = (self.snippets, root / self.config.cache_dir, self.config.timeout, self.config.output_limit,
+                    tuple(self.config.preload), tuple(self.config.fingerprint_packages))
+        if settings != self.settings:
+            if self.runner:
+                self.runner.close()
+            self.runner, self.settings = Runner(*settings), settings
+        self.token = secrets.token_hex(4)  # markers no prose can contain
+        self.chapters, self.results, self.failures, self.setups = {}, {}, {}, {}
+        self.html, self.assets = {}, {}
+        if self.serving:
+            keep_serving_on_errors()
+
+    def on_shutdown(self):
+        if self.runner:
+            self.runner.close()
+
+    def on_serve(self, server, *, config, builder):
+        server.watch(str(self.snippets))
+        for folder in sorted({Path(d).parent for r in self.results.values() for d in r.deps}):
+            if folder.is_dir() and not folder.is_relative_to(self.snippets):
+                server.watch(str(folder))  # data files snippets read (bench/results)
+        return server
+
+    # Running and failures
+
+    def result(self, path):
+        if path not in self.results:
+            self.results[path] = self.runner.run(path)
+        return self.results[path]
+
+    def setup(self, path):
+        """The setup part of a snippet's standalone program (standalone.py), once per build."""
+        if path not in self.setups:
+            self.setups[path] = standalone.setup_for(path, self.result(path).deps, self.project)
+        return self.setups[path]
+
+    def check(self, chapter):
+        """Run the chapter's snippets; log each failure once, naming page, file and line."""
+        for block in chapter.blocks:
+            line = chapter.markdown.count("\n", 0, block.start) + 1
+            for include in block.includes:
+                spec = include.file + (f":{include.select}" if include.select else "")
+                if include.problem:
+                    message = f'the include "{spec}": {include.problem}'
+                elif include.is_snippet and (result := self.result(include.path)).error:
+                    message = f"snippet {result.describe()}"
+                else:
+                    continue
+                key = (chapter.src_uri, include.file, include.problem)
+                if key not in self.failures:
+                    self.failures[key] = f"{chapter.src_uri}:{line}: {message}"
+                    log.error(self.failures[key])
+
+    def failure(self, chapter, include):
+        return self.failures.get((chapter.src_uri, include.file, include.problem))
+
+    # Files: notebooks, their pages, downloads
+
+    def on_files(self, files, config):
+        for file in [f for f in files.documentation_pages() if f.src_uri.endswith(".md")]:
+            chapter = parse(file.src_uri, file.content_string, self.snippets)
+            self.chapters[file.src_uri] = chapter
+            if chapter.blocks:
+                self.check(chapter)
+                self.add_notebook(chapter, files, config)
+        for path in sorted(self.snippets.rglob("*.py")):
+            program = standalone.program(path, self.setup(path))
+            files.append(File.generated(config, f"{self.config.snippets_dir}/{path.relative_to(self.snippets).as_posix()}",
+                                        content=program))
+        return files
+
+    def add_notebook(self, chapter, files, config):
+        slug = Path(chapter.src_uri).with_suffix("").as_posix()
+        folder = self.config.notebooks_dir
+        results = {i.path: self.result(i.path) for i in chapter.snippets}
+        cells = notebooks.chapter_cells(chapter, results, self.project)
+        ipynb = File.generated(config, f"{folder}/{slug}.ipynb", content=notebooks.notebook_json(cells))
+        page = File.generated(config, f"{folder}/{slug}.md", content="")
+        title = chapter.markdown.partition("\n")[0].removeprefix("# ").strip()
+        download = get_relative_url(ipynb.url, page.url)
+        page.content_string = notebooks.notebook_page(
+            title, download, cells, lambda outputs: self.marker(page.src_uri, self.outputs_html(outputs, page.url)),
+            lambda code: self.marker(page.src_uri, copy_attribute(code)))
+        files.append(ipynb)
+        files.append(page)
+
+    # Pages
+
+    def marker(self, src_uri, html_text):
+        """A paragraph that on_page_content replaces with `html_text`."""
+        found = self.html.setdefault(src_uri, [])
+        found.append(html_text)
+        return f"snippet{self.token}n{len(found) - 1}"
+
+    def outputs_html(self, outputs, page_url):
+        def asset_url(name, data):
+            self.assets[name] = data
+            return get_relative_url(f"{ASSETS}/{name}", page_url)
+
+        return render.outputs_html(outputs, asset_url)
+
+    def on_page_markdown(self, markdown, page, config, files):
+        chapter = self.chapters.get(page.file.src_uri)
+        if chapter is None or not chapter.blocks:
+            return markdown
+        if chapter.markdown != markdown:  # another plugin changed the page first
+            chapter = parse(page.file.src_uri, markdown, self.snippets)
+        parts, done = [], 0
+        for block in chapter.blocks:
+            parts += [markdown[done:block.start], self.block_markdown(chapter, block, page)]
+            done = block.end
+        parts.append(markdown[done:])
+        return self.with_notebook_link("".join(parts), page)
+
+    def with_notebook_link(self, markdown, page):
+        slug = Path(page.file.src_uri).with_suffix("").as_posix()
+        url = get_relative_url(f"{self.config.notebooks_dir}/{slug}.ipynb", page.url)
+        link = (f'<p class="notebook-download"><a href="{url}" download>'
+                "Download this chapter as a Jupyter notebook</a></p>")
+        title, _, rest = markdown.partition("\n")
+        return f"{title}\n\n{link}\n{rest}" if title.startswith("# ") else f"{link}\n\n{markdown}"
+
+    def block_markdown(self, chapter, block, page):
+        """A code block as the page shows it: setup fold, code, copy, outputs or errors."""
+        indent, uri = block.indent, page.file.src_uri
+        failures = [f for i in block.includes if (f := self.failure(chapter, i))]
+        if any(i.problem for i in block.includes):
+            return indent + self.marker(uri, render.error_block("This code block cannot be shown",
+                                                                "\n\n".join(failures)))
+        lines = [line for include in block.includes for line in include.shown()]
+        info = block.info if "title=" in block.info else f'{block.info} title="{block.includes[0].file}"'
+        fence = "\n".join([indent + block.fence + info, *(indent + line for line in lines), indent + block.fence])
+        parts = [fence]
+        snippets = [i for i in block.includes if i.is_snippet]
+        if len(block.includes) == 1 and snippets:
+            parts[:0] = self.setup_and_copy(block.includes[0], indent, uri)
+        outputs = [o for i in snippets for o in self.result(i.path).select(i.first, i.last)]
+        if outputs:
+            parts.append(indent + self.marker(uri, self.outputs_html(outputs, page.url)))
+        if failures:
+            parts.append(indent + self.marker(uri, render.error_block("This snippet failed", "\n\n".join(failures))))
+        return "\n\n".join(parts)
+
+    def setup_and_copy(self, include, indent, uri):
+        """The folded setup a block needs, and the marker that gives its copy button the runnable whole."""
+        source = include.path.read_text(encoding="utf-8").splitlines(keepends=True)
+        setup = self.setup(include.path)
+        before = standalone.without_markers("".join(source[:(include.first or 1) - 1])).splitlines()
+        until = standalone.without_markers("".join(source[:include.last or len(source)])).splitlines()
+        copy = "\n".join(setup + until).strip("\n") + "\n"
+        parts = []
+        hidden = "\n".join(setup + before).strip("\n").splitlines()
+        if hidden:
+            title = f"{len(hidden)} lines of setup, run before the code below and copied with it"
+            body = "\n".join(f"{indent}    {line}" if line else "" for line in ["```python", *hidden, "```"])
+            parts.append(f'{indent}??? snippet-setup "{title}"\n\n{body}')
+        parts.append(indent + self.marker(uri, copy_attribute(copy)))
+        return parts
+
+    def on_page_content(self, content, page, config, files):
+        blocks = self.html.get(page.file.src_uri, [])
+
+        def place(m):
+            text, following = blocks[int(m["n"])], m["cls"] and f'<div class="{m["cls"]}'
+            if text.startswith("data-copy="):  # the code block right after it copies this
+                return f"<div {text} class=\"{m['cls']}" if following else ""
+            return text + (following or "")
+
+        content = re.sub(rf'<p>snippet{self.token}n(?P<n>\d+)</p>(?:\s*<div class="(?P<cls>[^"]*highlight))?',
+                         place, content)
+        return TITLE.sub(lambda m: self.download_link(m, page), content)
+
+    def download_link(self, m, page):
+        name = html.unescape(m[1])
+        if not (self.snippets / name).is_file() or not name.endswith(".py"):
+            return m[0]
+        url = get_relative_url(f"{self.config.snippets_dir}/{name}", page.url)
+        return f'<span class="filename"><a href="{url}" download title="Download {m[1]}">{m[1]}</a></span>'
+
+    def on_post_build(self, config):
+        out = Path(config.site_dir) / ASSETS
+        out.mkdir(parents=True, exist_ok=True)
+        for name, data in self.assets.items():
+            (out / name).write_bytes(data)
+        self.runner.prune()
+        if self.failures and not self.serving:
+            listed = "\n".join(f"  {message.splitlines()[0]}" for message in self.failures.values())
+            raise PluginError(f"{len(self.failures)} snippet failure(s), each shown above in full:\n{listed}")
+
+
+def copy_attribute(code):
+    """What a code block's copy button copies (Material reads `data-copy` of the block)."""
+    return f'data-copy="{html.escape(code)}"'
+
+
+def keep_serving_on_errors():
+    """Under `mkdocs serve`, errors must not abort a rebuild: strict mode would leave
+    the server stuck on the old pages. They are on the page and in the log instead."""
+    for handler in logging.getLogger("mkdocs").handlers:
+        if isinstance(handler, CountHandler) and not getattr(handler, "serving", False):
+            handler.addFilter(lambda record: False)
+            handler.serving = True

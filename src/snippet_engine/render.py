@@ -1,0 +1,117 @@
+"""Snippet outputs (nbformat shapes) and failures as the HTML under a code block.
+
+Each kind of output has one renderer; `RENDERERS` picks it by output type
+and MIME type, most specific first.
+"""
+
+import hashlib
+import html
+import re
+import xml.etree.ElementTree as ET
+
+from snippet_engine.scrapers import GRAPH, WARNING
+
+PT_TO_PX = 4 / 3
+SVG_NS, XLINK_NS = "http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"
+ET.register_namespace("", SVG_NS)
+ET.register_namespace("xlink", XLINK_NS)
+
+
+def merged(outputs):
+    """Adjacent text of the same stream as one output (lines of a block print one after another)."""
+    result = []
+    for out in outputs:
+        last = result[-1] if result else None
+        if out["output_type"] == "stream" and last and last["output_type"] == "stream" and last["name"] == out["name"]:
+            result[-1] = {**last, "text": last["text"] + out["text"]}
+        else:
+            result.append(out)
+    return result
+
+
+def outputs_html(outputs, asset_url):
+    """HTML for a list of outputs. `asset_url(name, data)` stores a file for the built
+    site and returns the URL the page uses for it (figures are separate SVG files)."""
+    return "\n".join(renderer(out)(out, asset_url) for out in merged(outputs))
+
+
+def renderer(out):
+    data = out.get("data", {})
+    for test, render in RENDERERS:
+        if test(out, data):
+            return render
+    raise ValueError(f"no renderer for output {sorted(data) or out['output_type']}")
+
+
+def text_block(out, asset_url):
+    name = out.get("name", "stdout")
+    title = "Output" if name == "stdout" else "Printed to stderr"
+    text = out["text"] if "text" in out else out["data"]["text/plain"]
+    return (f'<div class="highlight snippet-output snippet-{name}"><span class="filename">{title}</span>'
+            f'<pre><code>{html.escape(text.rstrip())}</code></pre></div>')
+
+
+def warning_block(out, asset_url):
+    warning = out["data"][WARNING]
+    return (f'<div class="admonition warning snippet-warning"><p class="admonition-title">'
+            f'{html.escape(warning["category"])}</p><p>{html.escape(warning["message"])}</p></div>')
+
+
+def svg_size(svg):
+    """Width and height in CSS pixels, from the SVG's own attributes."""
+    def px(name):
+        m = re.search(rf'<svg[^>]*?\s{name}="([\d.]+)(pt|px)?"', svg)
+        return round(float(m.group(1)) * (PT_TO_PX if m.group(2) == "pt" else 1)) if m else None
+    return px("width"), px("height")
+
+
+def figure_block(out, asset_url):
+    svg = out["data"]["image/svg+xml"]
+    data = svg.encode()
+    url = asset_url(hashlib.sha256(data).hexdigest()[:16] + ".svg", data)
+    width, height = svg_size(svg)
+    alt = out["data"].get("text/plain", "Figure")
+    return (f'<figure class="snippet-figure"><img src="{url}" alt="{html.escape(alt)}" '
+            f'width="{width}" height="{height}" loading="lazy"></figure>')
+
+
+def safe_svg(svg):
+    """An SVG fit to inline in a page: no scripts, event handlers, foreign content or
+    links other than to anchors and web pages; no ids, classes, comments or titles,
+    which would clash between the graphs of one page."""
+    root = ET.fromstring(svg[svg.index("<svg"):])
+    for parent in root.iter():
+        for child in list(parent):
+            if child.tag.split("}")[-1] in ("script", "foreignObject", "title", "style"):
+                parent.remove(child)
+    for element in root.iter():
+        for name, value in list(element.attrib.items()):
+            local = name.split("}")[-1]
+            link = local == "href" and not re.match(r"\s*(#|https?://)", value, re.I)
+            if local.lower().startswith("on") or local in ("id", "class") or link:
+                del element.attrib[name]
+    return ET.tostring(root, encoding="unicode")
+
+
+def graph_block(out, asset_url):
+    edges = [f"{a} → {b}" for a, b in out["data"][GRAPH]["edges"]]
+    label = out["data"]["text/plain"]
+    return (f'<figure class="snippet-graph"><div class="snippet-graph__svg" role="img" '
+            f'aria-label="{html.escape(label)}">{safe_svg(out["data"]["image/svg+xml"])}</div>'
+            f'<details class="snippet-graph__text"><summary>This graph as text</summary><ul>'
+            + "".join(f"<li>{html.escape(e)}</li>" for e in edges)
+            + "</ul></details></figure>")
+
+
+def error_block(title, message):
+    return (f'<div class="admonition failure snippet-error"><p class="admonition-title">'
+            f'{html.escape(title)}</p><pre><code>{html.escape(message)}</code></pre></div>')
+
+
+RENDERERS = [
+    (lambda out, data: out["output_type"] == "stream", text_block),
+    (lambda out, data: WARNING in data, warning_block),
+    (lambda out, data: GRAPH in data, graph_block),
+    (lambda out, data: "image/svg+xml" in data, figure_block),
+    (lambda out, data: "text/plain" in data, text_block),
+]

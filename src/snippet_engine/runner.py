@@ -1,0 +1,243 @@
+"""The one engine that runs snippets, for the docs build and for the tests.
+
+`Runner.run(path)` returns what the snippet printed, warned, plotted and
+drew, or how it failed. Results, failures included, are cached on disk by
+content: the snippet's source, the source of every project file it imported
+or read, the versions of the packages that shape its output, and a
+fingerprint of this engine. An unchanged snippet never runs twice.
+
+Snippets run in worker.py, one warm process that the runner starts on its
+first cache miss and stops with `close()`.
+"""
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import platform
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PRELOAD = ("torch", "matplotlib.pyplot", "graphviz", "torchviz")
+PACKAGES = ("torch", "torchviz", "graphviz", "matplotlib", "numpy")
+log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build log shows it
+
+
+@dataclass
+class Result:
+    path: Path
+    outputs: list  # {"line": n, "output": nbformat output}
+    seconds: float
+    cached: bool
+    error: dict | None = None
+    deps: list = field(default_factory=list)
+
+    def select(self, first=None, last=None):
+        """The nbformat outputs of lines first..last (all of them when no range)."""
+        return [i["output"] for i in self.outputs
+                if first is None or (i["line"] is not None and first <= i["line"] <= last)]
+
+    @property
+    def stdout(self):
+        return "".join(o["text"] for o in self.select() if o.get("name") == "stdout")
+
+    def describe(self):
+        """file:line: Type: message, and the traceback."""
+        err = self.error
+        where = f"{self.path}:{err['line']}" if err["line"] else str(self.path)
+        if err["where"] and not err["where"].startswith(f"{self.path}:"):
+            where += f" (raised in {err['where']})"
+        return f"{where}: {err['type']}: {err['message']}\n{err['traceback']}".rstrip()
+
+
+class SnippetError(Exception):
+    """A snippet failed: the message names the file, the line and the error."""
+
+    def __init__(self, result):
+        self.result = result
+        super().__init__(result.describe())
+
+
+@functools.cache
+def fingerprint(packages=PACKAGES):
+    """What besides the snippet's own files decides its output."""
+    versions = {}
+    for name in packages:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    engine = hashlib.sha256(b"".join((HERE / n).read_bytes() for n in ("worker.py", "scrapers.py", "runner.py")))
+    gpu = os.path.exists("/proc/driver/nvidia/version") and os.environ.get("CUDA_VISIBLE_DEVICES") != ""
+    return {"engine": engine.hexdigest(), "python": platform.python_version(), "packages": versions, "gpu": gpu}
+
+
+def sha256(path):
+    """Digest of a file's bytes; None for a file that does not exist."""
+    path = Path(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+class WorkerDied(Exception):
+    pass
+
+
+class Worker:
+    """The warm process that forks one child per snippet (worker.py)."""
+
+    def __init__(self, preload=PRELOAD):
+        self.proc, self.preload = None, preload
+        self.lock = threading.Lock()
+
+    def start(self):
+        # A session of its own: Ctrl-C in the terminal reaches MkDocs, which stops the worker.
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "snippet_engine.worker", *self.preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            text=True, env={**os.environ, "MPLBACKEND": "Agg"}, start_new_session=True,
+        )
+
+    def run(self, request, name):
+        """The worker's reply; WorkerDied when it exits while running the snippet."""
+        with self.lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self.start()
+            try:
+                self.proc.stdin.write(json.dumps(request) + "\n")
+                self.proc.stdin.flush()
+            except BrokenPipeError:
+                pass  # seen below as an empty reply
+            while line := self.proc.stdout.readline():
+                message = json.loads(line)
+                if "running" not in message:
+                    return message
+                log.info(f"snippet {name} still running after {message['running']} s")
+            self.close()
+            raise WorkerDied
+
+    def close(self):
+        """Stop the worker and the snippet it runs: closing its stdin is the signal."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            proc.terminate()  # the worker kills its child on SIGTERM too
+            try:
+                proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+class Runner:
+    """Runs snippets under `snippets_dir` (their project is its parent) with a content cache."""
+
+    def __init__(self, snippets_dir, cache_dir=None, timeout=600, output_limit=20_000, preload=PRELOAD,
+                 packages=PACKAGES):
+        self.root = Path(snippets_dir).resolve()
+        self.project = self.root.parent  # dependencies may live anywhere in it (data files)
+        self.cache_dir = Path(cache_dir) if cache_dir else None
+        self.timeout, self.output_limit, self.packages = timeout, output_limit, tuple(packages)
+        self.worker = Worker(tuple(preload))
+        self.heartbeat = 30  # seconds between "still running" lines in the log
+        self.used = set()  # cache entries read or written since the last prune()
+
+    def run(self, path):
+        """Run one snippet (or take it from the cache); never raises for the snippet's failures."""
+        path = Path(path).resolve()
+        key = self.key(path)
+        self.used.add(key)
+        cached = self.load(key)
+        if cached is not None:
+            return cached
+        name = path.relative_to(self.root).as_posix()
+        request = {"path": str(path), "root": str(self.project), "timeout": self.timeout,
+                   "heartbeat": self.heartbeat, "output_limit": self.output_limit}
+        try:
+            reply = self.worker.run(request, name)
+        except WorkerDied:
+            log.warning(f"the snippet worker died while running {name}; starting it again")
+            try:
+                reply = self.worker.run(request, name)
+            except WorkerDied:
+                reply = {"outputs": [], "seconds": 0.0, "deps": [], "error": {
+                    "type": "WorkerDied", "line": None, "where": None, "traceback": "",
+                    "message": "the snippet worker died twice while running this snippet"}}
+        result = Result(path, reply["outputs"], reply["seconds"], False, reply["error"], reply["deps"])
+        log.info(f"snippet {name} ran in {result.seconds:.2f} s" + (" and failed" if result.error else ""))
+        if result.error is None or result.error["type"] not in ("WorkerDied",):
+            self.store(key, result)
+        return result
+
+    def run_code(self, code):
+        """Run `code` as `python -c code` would in an empty folder (never cached)."""
+        return self.run_uncached({"code": code}, Path("<string>"))
+
+    def run_in_place(self, path):
+        """Run a file as `cd its/folder && python file.py` would (never cached)."""
+        path = Path(path).resolve()
+        return self.run_uncached({"path": str(path), "cwd": str(path.parent)}, path)
+
+    def run_uncached(self, request, path):
+        request.update(root=str(self.project), timeout=self.timeout, heartbeat=self.heartbeat,
+                       output_limit=self.output_limit)
+        reply = self.worker.run(request, path.name)
+        return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], [])
+
+    def close(self):
+        self.worker.close()
+
+    def key(self, path):
+        relative = path.relative_to(self.root).as_posix()
+        text = json.dumps([relative, sha256(path), fingerprint(self.packages)], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def load(self, key):
+        """The cached result, or None: a missing, corrupt or outdated entry is a miss."""
+        if not self.cache_dir:
+            return None
+        try:
+            data = json.loads((self.cache_dir / f"{key}.json").read_text(encoding="utf-8"))
+            deps = {self.project / rel: digest for rel, digest in data["deps"].items()}
+            if any(sha256(dep) != digest for dep, digest in deps.items()):
+                return None
+            error = data["error"]
+            if error and error["type"] == "SnippetTimeout" and data["timeout"] < self.timeout:
+                return None  # it may finish in the time it has now
+            return Result(self.root / data["path"], data["outputs"], data["seconds"], True, error, list(deps))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def store(self, key, result):
+        if not self.cache_dir:
+            return
+        deps = {Path(d).relative_to(self.project).as_posix(): sha256(d) for d in result.deps}
+        data = {"path": result.path.relative_to(self.root).as_posix(), "deps": deps, "outputs": result.outputs,
+                "seconds": result.seconds, "error": result.error, "timeout": self.timeout}
+        try:
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            tmp = self.cache_dir / f"{key}.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            tmp.replace(self.cache_dir / f"{key}.json")
+        except OSError as err:  # the cache is an optimisation: a build never fails for it
+            log.warning(f"could not write the snippet cache: {err}")
+
+    def prune(self):
+        """Delete cache entries that were not used since the last prune."""
+        if self.cache_dir and self.cache_dir.is_dir():
+            for entry in self.cache_dir.glob("*.json"):
+                if entry.stem not in self.used:
+                    entry.unlink(missing_ok=True)
+        self.used = set()

@@ -1,0 +1,261 @@
+"""What a running snippet produces, captured as nbformat outputs.
+
+Runs inside the forked child that executes one snippet. Each scraper hooks
+one kind of output and adds it to the `Capture`, tagged with the top-level
+line of the snippet that produced it; a new kind of output is one more
+scraper here plus its renderer in `render.py`.
+
+Outputs use nbformat's shapes (`stream`, `display_data` with a MIME
+bundle), so the page and the notebook render the same data. Two MIME types
+of our own carry what a page shows beyond the picture:
+
+- `application/vnd.snippet.warning+json`: {"category", "message"}
+- `application/vnd.snippet.graph+json`: {"nodes", "edges"} of a graph
+"""
+
+import codecs
+import io
+import os
+import re
+import sys
+import warnings
+from collections import deque
+
+WARNING = "application/vnd.snippet.warning+json"
+GRAPH = "application/vnd.snippet.graph+json"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")  # colour codes: a page shows plain text
+
+
+class Capture:
+    """Every output of one snippet, each tagged with its line.
+
+    Stream text is kept whole up to `limit` characters: half of it from the
+    start, half from the end, and a line saying how much was cut between.
+    Appending is linear in the output's size.
+    """
+
+    def __init__(self, path, limit):
+        self.path = path
+        self.items = []  # {"line": n, "output": {...}}; stream text as a list of chunks until finish()
+        self.head_left = limit // 2
+        self.tail, self.tail_size, self.tail_limit = deque(), 0, limit - limit // 2
+        self.cut_chars = self.cut_lines = 0
+        self.fd_streams = []
+        self.last_line = None  # output seen after the snippet ended belongs to its last output's line
+
+    def current_line(self):
+        """The top-level statement of the snippet that is running: output made inside
+        a function belongs under the block that calls it, not the one defining it."""
+        frame, line = sys._getframe(1), None
+        while frame is not None:
+            if frame.f_code.co_filename == self.path:
+                line = frame.f_lineno
+            frame = frame.f_back
+        return line
+
+    def add(self, output):
+        self.drain()
+        self.last_line = self.current_line() or self.last_line
+        self.items.append({"line": self.last_line, "output": output})
+
+    def stream(self, name, text):
+        if not text:
+            return
+        line = self.last_line = self.current_line() or self.last_line
+        if self.head_left > 0:
+            kept, text = text[:self.head_left], text[self.head_left:]
+            self.head_left -= len(kept)
+            self.append(self.items, line, name, kept)
+        if text:
+            self.tail.append([line, name, text])
+            self.tail_size += len(text)
+            while self.tail_size > self.tail_limit:
+                oldest = self.tail[0]
+                drop = min(len(oldest[2]), self.tail_size - self.tail_limit)
+                self.cut_chars += drop
+                self.cut_lines += oldest[2].count("\n", 0, drop)
+                oldest[2] = oldest[2][drop:]
+                self.tail_size -= drop
+                if not oldest[2]:
+                    self.tail.popleft()
+
+    @staticmethod
+    def append(items, line, name, text):
+        last = items[-1] if items else None
+        if last and last["line"] == line and last["output"].get("name") == name:
+            last["chunks"].append(text)
+        else:
+            items.append({"line": line, "output": {"output_type": "stream", "name": name}, "chunks": [text]})
+
+    def drain(self):
+        """Text written straight to file descriptor 1 or 2 (os.write, a subprocess)."""
+        for stream in self.fd_streams:
+            stream.drain(self)
+
+    def finish(self):
+        """The outputs, with stream chunks joined and the cut marked."""
+        self.drain()
+        items = self.items
+        if self.tail:
+            if self.cut_chars:
+                what = f"{self.cut_lines:,} lines" if self.cut_lines else f"{self.cut_chars:,} characters"
+                first = self.tail[0]
+                self.append(items, first[0], first[1], f"\n… {what} of output cut here …\n")
+            for line, name, text in self.tail:
+                self.append(items, line, name, text)
+            self.tail.clear()
+        for item in items:
+            if "chunks" in item:
+                item["output"]["text"] = ANSI.sub("", "".join(item.pop("chunks")))
+        return items
+
+
+class TextStream(io.TextIOBase):
+    """sys.stdout or sys.stderr: text goes to the capture; `.buffer` takes bytes."""
+
+    def __init__(self, capture, name, fd):
+        self.capture, self.name, self.fd = capture, name, fd
+        self.buffer = BytesStream(self)
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    @property
+    def errors(self):
+        return "strict"
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.capture.drain()
+        self.capture.stream(self.name, text)
+        return len(text)
+
+    def fileno(self):
+        return self.fd
+
+    def isatty(self):
+        return False
+
+
+class BytesStream(io.RawIOBase):
+    def __init__(self, text):
+        self.text = text
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        self.text.write(self.decoder.decode(bytes(data)))
+        return len(data)
+
+    def fileno(self):
+        return self.text.fd
+
+
+class FdStream:
+    """What reaches a file descriptor below Python (a file the worker reads back)."""
+
+    def __init__(self, name, path):
+        self.name, self.file = name, open(path, "rb")
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def drain(self, capture):
+        data = self.file.read()
+        if data:
+            capture.stream(self.name, self.decoder.decode(data))
+
+
+def capture_streams(capture, fd_files):
+    """Python-level writes go to the capture directly; fd 1 and 2 go to files read back in order."""
+    capture.fd_streams = [FdStream("stdout", fd_files[0]), FdStream("stderr", fd_files[1])]
+    sys.stdout = TextStream(capture, "stdout", 1)
+    sys.stderr = TextStream(capture, "stderr", 2)
+
+
+def capture_warnings(capture):
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        capture.add({"output_type": "display_data", "metadata": {}, "data": {
+            "text/plain": f"{category.__name__}: {message}",
+            WARNING: {"category": category.__name__, "message": str(message)},
+        }})
+
+    warnings.showwarning = showwarning
+
+
+def figure_alt(fig):
+    """A text alternative built from what the figure says about itself."""
+    parts = [fig._suptitle.get_text()] if fig._suptitle else []
+    for ax in fig.axes:
+        labels = [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
+        desc = ", ".join(filter(None, [
+            ax.get_title() and f"“{ax.get_title()}”",
+            ax.get_xlabel() and f"x: {ax.get_xlabel()}",
+            ax.get_ylabel() and f"y: {ax.get_ylabel()}",
+            labels and "curves: " + ", ".join(labels),
+        ]))
+        parts.append(f"Plot ({desc})" if desc else "Plot")
+    return "; ".join(parts) or "Figure"
+
+
+def capture_matplotlib(capture):
+    import matplotlib.pyplot as plt
+
+    def show(*args, **kwargs):
+        for number in plt.get_fignums():
+            fig = plt.figure(number)
+            svg = io.StringIO()
+            fig.savefig(svg, format="svg", bbox_inches="tight", metadata={"Date": None})
+            capture.add({"output_type": "display_data", "metadata": {},
+                         "data": {"image/svg+xml": svg.getvalue(), "text/plain": figure_alt(fig)}})
+        plt.close("all")
+
+    plt.show = show
+
+
+def graph_text(source):
+    """Node labels and edges of a DOT graph, for its text alternative."""
+    label = r'(?:"((?:[^"\\]|\\.)*)"|([^\s\]"]+))'
+    names = {node: " ".join((quoted or bare).replace("\\n", " ").split()) or "(unnamed)"
+             for node, quoted, bare in re.findall(r"^\s*(\w+) \[label=" + label, source, re.M)}
+    edges = [[names.get(a, a), names.get(b, b)] for a, b in re.findall(r"^\s*(\w+) -> (\w+)", source, re.M)]
+    return {"nodes": list(names.values()), "edges": edges}
+
+
+def capture_graphviz(capture):
+    import graphviz
+
+    render = graphviz.rendering.Render.render
+
+    def render_and_capture(self, *args, **kwargs):
+        written = render(self, *args, **kwargs)
+        if str(written).endswith(".svg"):
+            with open(written, encoding="utf-8") as f:
+                svg = f.read()
+        else:
+            svg = self.pipe(format="svg", encoding="utf-8")
+        text = graph_text(self.source)
+        edges = "; ".join(f"{a} → {b}" for a, b in text["edges"])
+        alt = f"Computation graph with {len(text['nodes'])} nodes. Edges: {edges}"
+        capture.add({"output_type": "display_data", "metadata": {},
+                     "data": {"image/svg+xml": svg, "text/plain": alt, GRAPH: text}})
+        return written
+
+    graphviz.rendering.Render.render = render_and_capture
+
+
+SCRAPERS = [capture_warnings, capture_matplotlib, capture_graphviz]
+
+
+def install(capture, fd_files):
+    capture_streams(capture, fd_files)
+    for scraper in SCRAPERS:
+        try:
+            scraper(capture)
+        except ImportError:
+            pass  # the library it hooks is not installed: nothing to capture

@@ -1,0 +1,97 @@
+"""A snippet as a program that runs on its own, in an empty folder.
+
+Copies and downloads must run without the rest of the repository: a snippet
+that imports a helper module from its folder (`from elu import ELUFunction`)
+or reads a data file (`bench/results/...json`) gets a setup part that
+writes those files, as the build had them, before its own code. The helper
+is written as a file rather than pasted in, so it is imported as a module
+exactly as in the repository (same names, same tracebacks).
+"""
+
+import ast
+import functools
+from pathlib import Path
+
+from snippet_engine.chapter import MARKER
+
+
+def helpers(path):
+    """Modules of the snippet's own folder that it imports, with theirs, in import order."""
+    found = []
+
+    def visit(file):
+        for name in imported(file, file.stat().st_mtime_ns):
+            module = file.parent / f"{name}.py"
+            if module.is_file() and module not in found and module != path:
+                found.append(module)
+                visit(module)
+
+    visit(path)
+    return found
+
+
+@functools.cache
+def imported(file, mtime_ns):
+    """The names of the modules a file imports (parsed once for each version of the file)."""
+    names = []
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+        elif isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+    return names
+
+
+def literal(text):
+    """Python source for a string literal holding `text`, as readable as it can be."""
+    if "'''" not in text and not text.endswith("\\") and "\r" not in text:
+        return "r'''" + text + "'''"
+    return repr(text)
+
+
+def without_markers(text):
+    return "".join(line for line in text.splitlines(keepends=True) if not MARKER.search(line))
+
+
+def setup_lines(paths, data, project, uses_file=None):
+    """Lines that write `paths` (helper modules, into the working folder) and `data`
+    (files under `project`, at their place relative to it). `uses_file`: a snippet
+    path to set `__file__` to, for code that finds its data relative to itself."""
+    if not paths and not data:
+        return [file_line(uses_file, project), ""] if uses_file else []
+    what = " and ".join(filter(None, [paths and "the helper modules it imports",
+                                      data and "the data it reads"]))
+    lines = [f"# Setup, so that this runs on its own in an empty folder: {what}.",
+             "from pathlib import Path", ""]
+    for path in paths:
+        lines.append(f"Path({path.name!r}).write_text({literal(without_markers(path.read_text(encoding='utf-8')))})")
+    for file in data:
+        relative = file.relative_to(project).as_posix()
+        if "/" in relative:
+            lines.append(f"Path({relative!r}).parent.mkdir(parents=True, exist_ok=True)")
+        lines.append(f"Path({relative!r}).write_text({literal(file.read_text(encoding='utf-8'))})")
+    if uses_file:
+        lines.append(file_line(uses_file, project))
+    return lines + [""]
+
+
+def file_line(path, project):
+    relative = path.relative_to(project).as_posix()
+    return f"__file__ = {relative!r}  # where this code lives in the repository: it finds its data from here"
+
+
+def data_files(deps):
+    """The data files (not modules) among a result's dependencies that exist."""
+    return [Path(d) for d in deps if Path(d).suffix != ".py" and Path(d).is_file()]
+
+
+def setup_for(path, deps, project):
+    """The setup part of the standalone program for the snippet at `path`."""
+    uses_file = "__file__" in path.read_text(encoding="utf-8")  # not defined under `python -c`
+    return setup_lines(helpers(path), data_files(deps), project, path if uses_file else None)
+
+
+def program(path, setup):
+    """The whole snippet as a file that runs on its own (what a download holds), given its setup part."""
+    lines = setup + without_markers(path.read_text(encoding="utf-8")).splitlines()
+    return "\n".join(lines).rstrip() + "\n"

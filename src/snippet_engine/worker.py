@@ -1,0 +1,294 @@
+"""The warm process that runs snippets: `python -m snippet_engine.worker`.
+
+It imports the modules named on its command line once (torch,
+matplotlib, torchviz: the plugin's `preload` setting); then, for each request, it
+forks a child that runs one snippet as `__main__`, the way
+`python snippets/<chapter>/<name>.py` would, and replies with what the
+snippet produced (see scrapers.py).
+
+The worker itself never runs a torch op: a child forked after the parent ran
+one hangs, because torch's intra-op thread pool does not survive fork.
+
+Each child:
+- gets an empty stdin, its own process group, and fd 1 and 2 pointing at
+  files (so output written below Python reaches the page); it holds none
+  of the worker's pipes, so the worker's death is seen at once;
+- runs in a scratch working folder (files it writes stay out of the project);
+- raises `SnippetTimeout` inside the snippet when the time is up, so the
+  output printed so far and the line it was stuck on are kept; a child that
+  does not stop is killed a few seconds later;
+- runs the snippet's atexit handlers, as Python does at exit, and writes its
+  reply to a file; whatever it leaves running is killed with its group.
+
+Protocol, one JSON object per line. Request: {"path" (or "code"), "root",
+"timeout", "heartbeat", "output_limit"}, and "cwd" to run in that folder
+rather than a scratch one; root is the project folder (files under it
+that a snippet imports or reads are its dependencies). Replies:
+{"running": seconds} every `heartbeat` seconds while a snippet runs, then {"outputs", "seconds", "deps", "error"}.
+The worker exits when its stdin closes, killing a running child first.
+"""
+
+import atexit
+import faulthandler
+import importlib
+import json
+import os
+import runpy
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import traceback
+import types
+
+from snippet_engine import scrapers
+
+GRACE = 5  # seconds a child gets to stop after its timeout before it is killed
+
+
+class SnippetTimeout(BaseException):
+    """Raised inside a snippet that ran past its time (BaseException: `except Exception` cannot hide it)."""
+
+
+def is_local(filename, root):
+    """A project file: under root, but not part of the installed packages."""
+    return filename.startswith(root + os.sep) and not filename.startswith(sys.prefix + os.sep)
+
+
+def watch_reads(root, workdir):
+    """Collect the project files a snippet opens for reading (data it loads)."""
+    reads = set()
+
+    def hook(event, args):
+        if event == "open" and isinstance(args[0], (str, os.PathLike)) and not set(args[1] or "r") & set("wax+"):
+            name = os.path.abspath(os.fspath(args[0]))
+            if is_local(name, root) and not name.startswith(workdir):
+                reads.add(name)
+
+    sys.addaudithook(hook)
+    return reads
+
+
+def local_deps(path, root, reads):
+    """Project files this snippet imported or tried to open, besides itself. A file
+    that did not exist is one too: the output changes when it appears."""
+    modules = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
+    files = {f for f in modules if f and os.path.isfile(f)} | reads
+    return sorted(f for f in files if f != path and is_local(f, root))
+
+
+def error_report(exc, path, root):
+    if isinstance(exc, SyntaxError) and exc.filename == path:
+        text = "".join(traceback.format_exception_only(type(exc), exc))
+        return {"type": type(exc).__name__, "message": str(exc.msg), "line": exc.lineno, "where": None,
+                "traceback": text}
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
+    ours = [f for f in frames if is_local(f.filename, root)]
+    in_snippet = [f for f in frames if f.filename == path]
+    # Hide the worker's own frames: the traceback starts at the snippet.
+    start = next((i for i, f in enumerate(frames) if f.filename == path), len(frames))
+    text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames[start:]))
+    text += "".join(traceback.format_exception_only(type(exc), exc))
+    return {
+        "type": type(exc).__name__,
+        "message": str(exc),
+        "line": in_snippet[-1].lineno if in_snippet else None,
+        "where": f"{ours[-1].filename}:{ours[-1].lineno}" if ours else None,
+        "traceback": text,
+    }
+
+
+def exit_error(code):
+    return {"type": "SystemExit", "message": f"the snippet exited with status {code}", "line": None,
+            "where": None, "traceback": ""}
+
+
+def run_child(request, private, workdir):
+    """Runs in the forked child: execute the snippet, write the reply, exit. A request
+    with "code" instead of a file runs it as `python -c code` would."""
+    code = request.get("code")
+    path, root = ("<string>" if code is not None else request["path"]), request["root"]
+    os.setpgid(0, 0)  # its own process group: whatever it starts is killed with it
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)  # an empty stdin, as `python snippet.py < /dev/null`
+    fd_files = [os.path.join(private, "fd1"), os.path.join(private, "fd2")]
+    for fd, name in zip((1, 2), fd_files):
+        os.dup2(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), fd)
+    faulthandler.enable(file=sys.__stderr__)
+    os.chdir(workdir)
+    sys.path[0] = "" if code is not None else os.path.dirname(path)
+    sys.argv = ["-c"] if code is not None else [path]
+    sys.stdin = open(0, closefd=False)
+    capture = scrapers.Capture(path, request["output_limit"])
+    scrapers.install(capture, fd_files)
+    reads = watch_reads(root, workdir)
+    start = time.perf_counter()
+    real_exit = os._exit
+
+    def finish(error):
+        reply = {"error": error, "seconds": time.perf_counter() - start}
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        reply.update(outputs=capture.finish(), deps=local_deps(path, root, reads))
+        tmp = os.path.join(private, "reply.tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(reply, f)
+        os.replace(tmp, os.path.join(private, "reply.json"))
+
+    def exit_now(code):  # os._exit skips atexit and finally, as in plain Python; the output is kept
+        finish(None if code == 0 else exit_error(code))
+        real_exit(code)
+
+    def time_is_up(signum, frame):
+        raise SnippetTimeout(f"the snippet was still running after {request['timeout']} s "
+                             "(the `timeout` setting of the snippets plugin)")
+
+    os._exit = exit_now
+    signal.signal(signal.SIGALRM, time_is_up)
+    signal.setitimer(signal.ITIMER_REAL, request["timeout"])
+    error = None
+    try:
+        if code is None:
+            runpy.run_path(path, run_name="__main__")
+        else:
+            main = sys.modules["__main__"] = types.ModuleType("__main__")
+            exec(compile(code, path, "exec"), main.__dict__)
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            error = exit_error(exc.code) if isinstance(exc.code, int) else error_report(exc, path, root)
+    except BaseException as exc:  # noqa: BLE001 - report anything the snippet raised
+        error = error_report(exc, path, root)
+    try:
+        atexit._run_exitfuncs()  # as Python does at exit: multiprocessing stops its daemons here
+    except BaseException:  # noqa: BLE001 - the snippet's own result stands
+        pass
+    finish(error)
+    real_exit(0)
+
+
+def wait_for(pid, request, stdin, protocol):
+    """The child's exit status; None when the worker's own stdin closed first."""
+    start, timeout, heartbeat = time.monotonic(), request["timeout"], request["heartbeat"]
+    pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+    beat, killed = heartbeat, False
+    try:
+        while True:
+            waited = [stdin] + ([pidfd] if pidfd is not None else [])
+            ready = select.select(waited, [], [], 1.0 if pidfd is not None else 0.05)[0]
+            if stdin in ready and not stdin.read(1 << 16):
+                return None  # MkDocs is gone: stop at once
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return status
+            elapsed = time.monotonic() - start
+            if elapsed >= beat:
+                protocol.write(json.dumps({"running": round(elapsed)}) + "\n")
+                protocol.flush()
+                beat += heartbeat
+            if not killed and elapsed > timeout + GRACE:
+                kill_group(pid)
+                killed = True
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def describe_status(status):
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exit status {os.WEXITSTATUS(status)}"
+
+
+def kill_group(pid):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run(request, stdin, protocol):
+    """Run one snippet in a forked child; None when the worker must stop."""
+    private = tempfile.mkdtemp(prefix="snippet-capture-")
+    workdir = request.get("cwd") or tempfile.mkdtemp(prefix="snippet-")
+    pid = status = None
+    try:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(protocol.fileno())
+                run_child(request, private, workdir)
+            except BaseException:  # noqa: BLE001 - the engine's own failure: its traceback goes to fd 2
+                traceback.print_exc()
+            finally:
+                os._exit(1)
+        try:
+            os.setpgid(pid, pid)
+        except OSError:
+            pass  # the child did it first
+        status = wait_for(pid, request, stdin, protocol)
+        if status is None:
+            return None
+        kill_group(pid)  # whatever the snippet left running
+        reply_file = os.path.join(private, "reply.json")
+        if os.path.exists(reply_file):
+            with open(reply_file, encoding="utf-8") as f:
+                return json.load(f)
+        return died(private, request, status)
+    finally:
+        if pid:
+            kill_group(pid)
+            if status is None:
+                os.waitpid(pid, 0)
+        shutil.rmtree(private, ignore_errors=True)
+        if not request.get("cwd"):
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def died(private, request, status):
+    """A child that ended without a reply: killed, crashed, or stopped past its timeout."""
+    printed = ""
+    for name in ("fd1", "fd2"):
+        try:
+            with open(os.path.join(private, name), "rb") as f:
+                printed += f.read().decode("utf-8", "replace")
+        except FileNotFoundError:
+            pass
+    how = describe_status(status)
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+        how += f"; past its {request['timeout']} s timeout it did not stop, or it was killed"
+    return {"outputs": [], "seconds": 0.0, "deps": [], "error": {
+        "type": "ChildProcessError", "message": f"the snippet process died ({how})",
+        "line": None, "where": None, "traceback": printed[-4000:]}}
+
+
+def main():
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    for name in sys.argv[1:]:
+        importlib.import_module(name)  # once, so that every child starts warm
+    if "matplotlib" in sys.modules:
+        sys.modules["matplotlib"].rcParams["svg.hashsalt"] = "snippets"  # stable SVG ids
+    protocol = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # stray prints from imports must not corrupt replies
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # MkDocs decides; it closes our stdin to stop us
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # unwinds: the running child is killed
+    stdin = os.fdopen(0, "rb", buffering=0)
+    try:
+        while line := stdin.readline():
+            reply = run(json.loads(line), stdin, protocol)
+            if reply is None:
+                break
+            protocol.write(json.dumps(reply) + "\n")
+            protocol.flush()
+    except SystemExit:
+        pass  # SIGTERM: run() has killed the snippet and removed its folders on the way out
+    finally:
+        os._exit(0)  # no interpreter teardown: with torch loaded it takes seconds
+
+
+if __name__ == "__main__":
+    main()
