@@ -1,3 +1,4 @@
+import fcntl
 import os
 import re
 import runpy
@@ -15,7 +16,6 @@ from snippet_engine.scrapers import GRAPH, WARNING
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
-HOOKS = ROOT / "hooks"
 
 
 def engine_settings():
@@ -27,11 +27,16 @@ def engine_settings():
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
-    """The real site, built once per test session with `mkdocs build --strict`."""
-    out = tmp_path_factory.mktemp("site")
-    build = mkdocs(ROOT, "build", "--strict", "--site-dir", str(out))
-    assert build.returncode == 0, build.stderr
-    assert not re.search(r"^(WARNING|ERROR)", build.stderr, re.M), build.stderr
+    """The real site, built once per test run with `mkdocs build --strict` (shared by pytest-xdist's workers)."""
+    shared = tmp_path_factory.getbasetemp()
+    shared = shared.parent if os.environ.get("PYTEST_XDIST_WORKER") else shared
+    out = shared / "built-site"
+    with open(shared / "built-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the first worker builds; the others wait and reuse it
+        if not (out / "index.html").exists():
+            build = mkdocs(ROOT, "build", "--strict", "--site-dir", str(out))
+            assert build.returncode == 0, build.stderr
+            assert not re.search(r"^(WARNING|ERROR)", build.stderr, re.M), build.stderr
     return out
 
 
@@ -56,6 +61,13 @@ def kind(output):
     if output["output_type"] == "stream":
         return output["name"]
     return "warning" if WARNING in data else "graph" if GRAPH in data else "figure"
+
+
+def normalised(text):
+    """Output with traceback places made comparable: a copy or download runs the same code
+    below a setup part, or as `python -c` (whose frames, "<string>", show no source line),
+    so its line numbers and source lines differ."""
+    return re.sub(r'File "[^"]*", line \d+(, in \S+)?(\n    \S.*)?', r"File …\1", text).rstrip()
 
 
 def printed(outputs):
@@ -160,6 +172,8 @@ def project(tmp_path):
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     config["nav"] = ["index.md"]
     config["hooks"] = [str(ROOT / hook) for hook in config["hooks"]]
+    # These pages' snippets do not use torch: starting the worker without it keeps the tests quick.
+    next(p for p in config["plugins"] if isinstance(p, dict) and "snippets" in p)["snippets"]["preload"] = []
     (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     (tmp_path / "node_modules").symlink_to(ROOT / "node_modules")
     return site

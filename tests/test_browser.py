@@ -13,12 +13,10 @@ import threading
 from urllib.parse import urlparse
 
 import pytest
-from conftest import ROOT, pages, printed
+from conftest import ROOT, normalised, pages, printed
 
 from snippet_engine.runner import SnippetError
-
-sys.path.insert(0, str(ROOT / "hooks"))
-from system_tools import TOOLS, chromium  # noqa: E402
+from snippet_engine.system_tools import TOOLS, chromium
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -119,9 +117,15 @@ def test_search_finds_vector_jacobian(browser, urls):
     page.context.close()
 
 
-def normalised(text):
-    """Output with traceback places made comparable: `python -c` code is "<string>"."""
-    return re.sub(r'File "[^"]*", line \d+', "File …", text).rstrip()
+# Open the folds around a block and select the content tab that holds it, as a reader would.
+REVEAL = """b => {
+    for (let d = b.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
+    const tab = b.closest('.tabbed-block');
+    if (tab) {
+        const index = [...tab.parentElement.children].indexOf(tab);
+        tab.closest('.tabbed-set').querySelectorAll(':scope > input')[index].click();
+    }
+}"""
 
 
 def copies(browser, url, last_only=False):
@@ -134,6 +138,7 @@ def copies(browser, url, last_only=False):
         block = blocks.nth(i)
         if block.evaluate("b => !!b.closest('details.snippet-setup')"):
             continue  # the setup fold belongs to the block below it
+        block.evaluate(REVEAL)
         block.scroll_into_view_if_needed()
         block.hover()
         block.locator("button.md-clipboard, button.md-code__button").first.click()

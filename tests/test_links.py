@@ -1,11 +1,13 @@
 """Internal links and anchors resolve; headings and text alternatives are in order."""
 
+import functools
 from urllib.parse import unquote, urldefrag, urlparse
 
 from bs4 import BeautifulSoup
 from conftest import pages
 
 
+@functools.cache
 def soup(path):
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 

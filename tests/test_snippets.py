@@ -3,7 +3,7 @@
 import shutil
 
 import pytest
-from conftest import ROOT, SNIPPETS, printed
+from conftest import ROOT, SNIPPETS, normalised, printed
 
 from snippet_engine.runner import SnippetError
 
@@ -22,7 +22,7 @@ def test_the_download_runs_alone_in_an_empty_folder_and_prints_what_the_page_sho
     download = runner.run_in_place(alone)
     if download.error:
         raise SnippetError(download)
-    assert printed(download.select()) == result.stdout
+    assert normalised(printed(download.select())) == normalised(result.stdout)
 
 
 def test_every_snippet_is_shown_on_a_page():
