@@ -25,14 +25,8 @@ is busy, and medians stop meaning anything).
 """
 
 import argparse
-import datetime
 import json
-import os
-import platform
-import shlex
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -40,6 +34,7 @@ import torch.nn.functional as F
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "snippets" / "custom_functions"), str(ROOT / "snippets" / "performance")]
+from common import median_seconds, provenance  # noqa: E402
 from elu import ELUFunction, elu_forward  # noqa: E402
 from fused_elu import FusedELUFunction  # noqa: E402
 
@@ -58,30 +53,11 @@ def variants():
     }
 
 
-def median_seconds(step, repeats, warmup=3):
-    for _ in range(warmup):
-        step()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def saved_tensors(elu, z):
     saved = []
     with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
         elu(z)
     return saved
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            return next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        return platform.processor() or platform.machine()
 
 
 def main(argv=None):
@@ -97,7 +73,7 @@ def main(argv=None):
 
     source = torch.randn(args.copy_numel)
     target = torch.empty_like(source)
-    copy_seconds = median_seconds(lambda: target.copy_(source), args.repeats)
+    copy_seconds = median_seconds(lambda: target.copy_(source), args.repeats, warmup=3)
     bandwidth = 2 * source.element_size() * args.copy_numel / copy_seconds
     del source, target
 
@@ -105,7 +81,7 @@ def main(argv=None):
     grad = torch.randn(args.numel)
     results = []
     for name, elu in variants().items():
-        seconds = median_seconds(lambda: torch.autograd.grad(elu(z), z, grad), args.repeats)
+        seconds = median_seconds(lambda: torch.autograd.grad(elu(z), z, grad), args.repeats, warmup=3)
         saved = saved_tensors(elu, z)
         results.append({
             "name": name,
@@ -123,21 +99,12 @@ def main(argv=None):
             ("torch.where(mask, z, exp)", lambda: torch.where(mask, z, exp), 1 + 4 + 4 + 4),
             ("F.elu(z) forward", lambda: F.elu(z, ALPHA), 4 + 4),
         ]
-        kernel_results = [{"name": name, "median_seconds": median_seconds(call, args.repeats),
+        kernel_results = [{"name": name, "median_seconds": median_seconds(call, args.repeats, warmup=3),
                            "min_bytes_per_element": nbytes} for name, call, nbytes in kernels]
 
-    script = Path(__file__).resolve().relative_to(ROOT).as_posix()
     data = {
         "benchmark": "ELU forward+backward on the CPU",
-        "provenance": {
-            "cpu": cpu_model(),
-            "cores": os.cpu_count(),
-            "threads": torch.get_num_threads(),
-            "torch": torch.__version__,
-            "python": platform.python_version(),
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": shlex.join(["python", script, *(sys.argv[1:] if argv is None else argv)]),
-        },
+        "provenance": provenance("cpu cores threads torch python date command", __file__, argv),
         "dtype": "float32",
         "numel": args.numel,
         "input_bytes": z.numel() * z.element_size(),

@@ -18,10 +18,7 @@ and what CUDA events measure. Without CUDA the script refuses; `--device cpu
 """
 
 import argparse
-import datetime
 import json
-import platform
-import shlex
 import sys
 from pathlib import Path
 
@@ -32,6 +29,7 @@ from torch import nn
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "snippets" / "gpu"))  # time exactly what the page shows
 
+from common import provenance  # noqa: E402
 from elu import ELU, ELUCustom  # noqa: E402
 from mlp import make_mlp, synthetic_batch  # noqa: E402
 from timing import cuda_event_median_ms, median_ms  # noqa: E402
@@ -78,15 +76,6 @@ def measure(name, make, activation, device, args):
     return row
 
 
-def cpu_name():
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
@@ -111,16 +100,9 @@ def main():
     rows += [measure("ELU forward and backward", activation_step, name, device, args) for name in ACTIVATIONS]
 
     results = {
-        "provenance": {
-            "command": shlex.join(["python", Path(sys.argv[0]).resolve().relative_to(ROOT).as_posix(), *sys.argv[1:]]),
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "gpu": torch.cuda.get_device_name(device) if device.type == "cuda" else None,
-            "cuda": torch.version.cuda,
-            "torch": torch.__version__,
-            "cpu": cpu_name(),
-            "cpu_threads": torch.get_num_threads(),
-            "python": platform.python_version(),
-        },
+        "provenance": provenance("command date gpu cuda torch cpu cpu_threads python", __file__,
+                                 gpu=torch.cuda.get_device_name(device) if device.type == "cuda" else None,
+                                 cpu_threads=torch.get_num_threads()),
         "settings": {"sizes": args.sizes, "batch": args.batch, "warmup": args.warmup, "repeats": args.repeats},
         "results": rows,
     }

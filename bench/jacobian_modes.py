@@ -14,12 +14,8 @@ median times and the provenance to bench/results/jacobian_modes.json.
 """
 
 import argparse
-import datetime
 import json
-import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -27,6 +23,7 @@ from torch.func import jacfwd, jacrev
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "snippets" / "higher_order"))
+from common import median_seconds, provenance  # noqa: E402
 from elu_with_jvp import ELUWithJvp  # noqa: E402
 
 
@@ -36,26 +33,6 @@ def network(inputs, hidden, outputs):
     w1 = torch.randn(hidden, inputs, generator=generator) / inputs**0.5
     w2 = torch.randn(outputs, hidden, generator=generator) / hidden**0.5
     return lambda x: w2 @ ELUWithJvp.apply(w1 @ x, 0.5)
-
-
-def median_seconds(fn, repeats):
-    fn()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def cpu_name():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def main(argv=None):
@@ -74,25 +51,14 @@ def main(argv=None):
         assert torch.allclose(jacfwd(f)(x), jacrev(f)(x), atol=1e-5), "both modes give the same Jacobian"
         results.append({
             "function": shape, "inputs": n, "outputs": m, "hidden": args.hidden,
-            "jacfwd_seconds": median_seconds(lambda: jacfwd(f)(x), args.repeats),
-            "jacrev_seconds": median_seconds(lambda: jacrev(f)(x), args.repeats),
+            "jacfwd_seconds": median_seconds(lambda: jacfwd(f)(x), args.repeats, warmup=1),
+            "jacrev_seconds": median_seconds(lambda: jacrev(f)(x), args.repeats, warmup=1),
         })
 
     data = {
-        "provenance": {
-            "cpu": cpu_name(),
-            "machine": platform.machine(),
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-            "torch": torch.__version__,
-            "cuda": torch.version.cuda,
-            "device": "cpu",
-            "threads": torch.get_num_threads(),
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": " ".join(["python", "bench/jacobian_modes.py", *(argv or sys.argv[1:])]),
-            "repeats": args.repeats,
-            "statistic": "median wall-clock seconds per Jacobian",
-        },
+        "provenance": provenance("cpu machine platform python torch cuda device threads date command repeats statistic",
+                                 __file__, argv, device="cpu", repeats=args.repeats,
+                                 statistic="median wall-clock seconds per Jacobian"),
         "results": results,
     }
     args.output.parent.mkdir(parents=True, exist_ok=True)

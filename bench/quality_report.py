@@ -25,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hooks"))
+from common import provenance  # noqa: E402
 from system_tools import TOOLS, chromium  # noqa: E402
 
 LIGHTHOUSE = ROOT / ".cache" / "lighthouse"
@@ -90,6 +91,7 @@ def main():
     if chromium() is None:
         sys.exit(TOOLS["chromium"][1])
     install()
+    print("; ".join(f"{k}: {v}" for k, v in provenance("date command python platform cpu cores", __file__).items()))
     with tempfile.TemporaryDirectory() as site:
         env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
         subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", site],
