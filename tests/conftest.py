@@ -16,6 +16,7 @@ from snippet_engine.scrapers import GRAPH, WARNING
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
+CHAPTERS = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if p.stem not in ("index", "notebooks"))
 
 
 def engine_settings():

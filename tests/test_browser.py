@@ -13,12 +13,13 @@ import threading
 from urllib.parse import urlparse
 
 import pytest
-from conftest import ROOT, normalised, pages, printed
+from conftest import CHAPTERS, ROOT, normalised, pages, printed
 
 from snippet_engine.runner import SnippetError
 from snippet_engine.system_tools import TOOLS, chromium
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
+PAGES = ["home", "notebooks", *CHAPTERS, *(f"notebooks/{chapter}" for chapter in CHAPTERS)]
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run"]
 
@@ -79,30 +80,31 @@ def shot(page, name):
     page.screenshot(path=SHOTS / f"{name.replace('/', '_')}.png", full_page=True)
 
 
-def test_every_page_loads_cleanly_and_requests_nothing_from_other_hosts(browser, urls, site_url):
-    for name, url in urls.items():
-        page = open_page(browser, url)
-        shot(page, f"{name}-light")
-        assert page.errors == [], f"{name}: {page.errors}"
-        foreign = [r for r in page.requests if not r.startswith(site_url) and not r.startswith("data:")]
-        assert foreign == [], f"{name} requested {foreign}"
-        page.context.close()
+def test_the_pages_tested_one_by_one_are_the_site(urls):
+    assert sorted(urls) == sorted(PAGES)
 
 
-def test_every_graph_and_figure_is_visible(browser, urls):
-    seen = 0
-    for name, url in urls.items():
-        page = open_page(browser, url)
-        for element in page.query_selector_all(".snippet-graph svg, .snippet-figure img"):
-            element.scroll_into_view_if_needed()
-            box = element.bounding_box()
-            assert box and box["width"] > 20 and box["height"] > 20, f"{name}: an invisible graph or figure"
-            if element.evaluate("e => e.tagName") == "IMG":
-                page.wait_for_function("e => e.complete", arg=element)
-                assert element.evaluate("e => e.naturalWidth") > 0, f"{name}: {element.get_attribute('src')}"
-            seen += 1
-        page.context.close()
-    assert seen >= 10, "the site shows graphs and figures"
+@pytest.mark.parametrize("name", PAGES)
+def test_page_loads_cleanly_and_requests_nothing_from_other_hosts(browser, urls, site_url, name):
+    page = open_page(browser, urls[name])
+    shot(page, f"{name}-light")
+    assert page.errors == [], f"{name}: {page.errors}"
+    foreign = [r for r in page.requests if not r.startswith(site_url) and not r.startswith("data:")]
+    assert foreign == [], f"{name} requested {foreign}"
+    page.context.close()
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_graph_and_figure_is_visible(browser, urls, name):
+    page = open_page(browser, urls[name])
+    for element in page.query_selector_all(".snippet-graph svg, .snippet-figure img"):
+        element.scroll_into_view_if_needed()
+        box = element.bounding_box()
+        assert box and box["width"] > 20 and box["height"] > 20, f"{name}: an invisible graph or figure"
+        if element.evaluate("e => e.tagName") == "IMG":
+            page.wait_for_function("e => e.complete", arg=element)
+            assert element.evaluate("e => e.naturalWidth") > 0, f"{name}: {element.get_attribute('src')}"
+    page.context.close()
 
 
 def test_search_finds_vector_jacobian(browser, urls):
@@ -117,69 +119,66 @@ def test_search_finds_vector_jacobian(browser, urls):
     page.context.close()
 
 
-# Open the folds around a block and select the content tab that holds it, as a reader would.
-REVEAL = """b => {
+# Open the folds around a block and select the content tab that holds it, as a reader would;
+# then the block's code and the text of the "Output" blocks under it.
+REVEAL_AND_READ = """b => {
     for (let d = b.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
     const tab = b.closest('.tabbed-block');
     if (tab) {
         const index = [...tab.parentElement.children].indexOf(tab);
         tab.closest('.tabbed-set').querySelectorAll(':scope > input')[index].click();
     }
+    let shown = "", next = b.nextElementSibling;
+    while (next && next.matches(".snippet-output, .snippet-warning, .snippet-figure, .snippet-graph")) {
+        if (next.matches(".snippet-stdout")) shown += next.querySelector("code").innerText + "\\n";
+        next = next.nextElementSibling;
+    }
+    return [b.querySelector("code").innerText, shown];
 }"""
 
 
 def copies(browser, url, last_only=False):
-    """(block text, clipboard, shown output) for every Python code block of a page, copied with its button."""
+    """(block text, clipboard, shown output) for every snippet's code block of a page, copied with its button."""
     page = open_page(browser, url)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     found = []
-    blocks = page.locator(".md-content .language-python.highlight, .md-content div.highlight[data-copy]")
+    blocks = page.locator(".md-content div.highlight[data-copy]")
     for i in range(blocks.count() - 1 if last_only else 0, blocks.count()):
         block = blocks.nth(i)
-        if block.evaluate("b => !!b.closest('details.snippet-setup')"):
-            continue  # the setup fold belongs to the block below it
-        block.evaluate(REVEAL)
-        block.scroll_into_view_if_needed()
-        block.hover()
+        code, shown = block.evaluate(REVEAL_AND_READ)
         block.locator("button.md-clipboard, button.md-code__button").first.click()
-        clipboard = page.evaluate("navigator.clipboard.readText()")
-        shown = block.evaluate("""b => {
-            let text = "", next = b.nextElementSibling;
-            while (next && next.matches(".snippet-output, .snippet-warning, .snippet-figure, .snippet-graph")) {
-                if (next.matches(".snippet-stdout")) text += next.querySelector("code").innerText + "\\n";
-                next = next.nextElementSibling;
-            }
-            return text;
-        }""")
-        found.append((block.locator("code").inner_text(), clipboard, shown))
+        found.append((code, page.evaluate("navigator.clipboard.readText()"), shown))
     page.context.close()
     return found
 
 
-def test_every_copy_button_copies_code_that_runs_alone_and_prints_what_the_block_shows(browser, urls, runner):
+@pytest.mark.parametrize("name", PAGES)
+def test_every_copy_button_copies_code_that_runs_alone_and_prints_what_the_block_shows(browser, urls, runner,
+                                                                                      built_site, name):
     """Each clipboard runs as `python -c` would in an empty folder (the engine emulates it,
-    so that 200 copies need not import torch 200 times; the next test runs real ones)."""
-    checked = 0
-    for name, url in urls.items():
-        # A notebook page's cell copies every cell up to it: the last one holds them all.
-        for code, clipboard, shown in copies(browser, url, last_only=name.startswith("notebooks/")):
-            assert code.strip() in clipboard, f"{name}: the copy holds the block's code"
-            result = runner.run_code(clipboard)
-            if result.error:
-                raise AssertionError(f"{name}: the copy of\n{code[:300]}\nfails: {SnippetError(result)}")
-            assert normalised(printed(result.select())).endswith(normalised(shown)), f"{name}: {code[:200]}"
-            checked += 1
-    assert checked > 150
+    so that 200 copies need not import torch 200 times; test_copies_run_with_a_real_python_c
+    runs real ones). A copy identical to a download is run by test_snippets.py."""
+    downloads = {p.read_text() for p in (built_site / "snippets").rglob("*.py")}
+    # A notebook page's cell copies every cell up to it: the last one holds them all.
+    for code, clipboard, shown in copies(browser, urls[name], last_only=name.startswith("notebooks/")):
+        assert code.strip() in clipboard, f"{name}: the copy holds the block's code"
+        if clipboard in downloads:
+            continue
+        result = runner.run_code(clipboard)
+        if result.error:
+            raise AssertionError(f"{name}: the copy of\n{code[:300]}\nfails: {SnippetError(result)}")
+        assert normalised(printed(result.select())).endswith(normalised(shown)), f"{name}: {code[:200]}"
 
 
-def test_copies_run_with_a_real_python_c(browser, urls, tmp_path):
-    """One block per chapter, with a real `python -c` in an empty folder."""
-    for name in ("autograd_basics", "custom_functions", "debugging_gradients", "performance", "gpu"):
-        code, clipboard, shown = copies(browser, urls[name])[-1]
-        done = subprocess.run([sys.executable, "-c", clipboard], cwd=tmp_path, capture_output=True, text=True,
-                              timeout=300)
-        assert done.returncode == 0, done.stderr
-        assert normalised(done.stdout).endswith(normalised(shown)), name
+@pytest.mark.parametrize("name", ["custom_functions", "debugging_gradients", "gpu"])
+def test_copies_run_with_a_real_python_c(browser, urls, tmp_path, name):
+    """The last block of a chapter whose copies write helper modules or read data, with a real
+    `python -c` in an empty folder."""
+    code, clipboard, shown = copies(browser, urls[name])[-1]
+    done = subprocess.run([sys.executable, "-c", clipboard], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert normalised(done.stdout).endswith(normalised(shown)), name
 
 
 def test_a_section_block_folds_its_setup(browser, urls):
@@ -204,13 +203,13 @@ def test_graphs_stay_legible_in_dark_mode(browser, urls):
     page.context.close()
 
 
-def test_pages_fit_a_390_px_screen_in_dark_mode(browser, urls):
-    for name, url in urls.items():
-        page = open_page(browser, url, scheme="dark", width=390)
-        shot(page, f"{name}-dark-390")
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= 390, f"{name} is {width} px wide"
-        page.context.close()
+@pytest.mark.parametrize("name", PAGES)
+def test_page_fits_a_390_px_screen_in_dark_mode(browser, urls, name):
+    page = open_page(browser, urls[name], scheme="dark", width=390)
+    shot(page, f"{name}-dark-390")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"{name} is {width} px wide"
+    page.context.close()
 
 
 def test_every_chapter_offers_its_notebook(browser, urls, site_url):

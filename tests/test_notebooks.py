@@ -2,10 +2,9 @@
 
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import CHAPTERS
 from nbclient import NotebookClient
 
-CHAPTERS = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if p.stem not in ("index", "notebooks"))
 
 
 def stdout(cell):

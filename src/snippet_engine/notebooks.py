@@ -62,7 +62,6 @@ def chapter_cells(chapter, results, project):
     if setup:
         cells[1:1] = [code_cell("\n".join(setup).strip())]
     number = 0
-    so_far = []
     for n, cell in enumerate(cells):
         cell["id"] = f"cell-{n}"
         if cell["cell_type"] == "code":

@@ -15,7 +15,6 @@ of our own carry what a page shows beyond the picture:
 
 import codecs
 import io
-import os
 import re
 import sys
 import warnings
