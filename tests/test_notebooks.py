@@ -34,3 +34,11 @@ def test_a_notebook_page_shows_the_notebook_and_links_it(built_site):
     page = (built_site / "notebooks" / "autograd_basics" / "index.html").read_text()
     assert 'href="../autograd_basics.ipynb"' in page and "In [1]" in page
     assert "tensor([[4.5000, 4.5000]" in page
+
+
+def test_notebook_figures_and_graphs_carry_their_text_alternative(built_site):
+    notebook = nbformat.read(built_site / "notebooks" / "custom_functions.ipynb", as_version=4)
+    pictures = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs
+                if "image/svg+xml" in o.get("data", {})]
+    alts = [o["data"]["text/plain"] for o in pictures]
+    assert any(a.startswith("Plot (") for a in alts) and any(a.startswith("Computation graph with") for a in alts)

@@ -20,10 +20,10 @@ The plugin owns the runner, and so the worker process, for its lifetime:
 MkDocs keeps a plugin across serve rebuilds, and `on_shutdown` stops it.
 """
 
+import hashlib
 import html
 import logging
 import re
-import secrets
 from pathlib import Path
 
 from mkdocs.config import base
@@ -36,10 +36,12 @@ from mkdocs.utils import CountHandler, get_relative_url
 from snippet_engine import notebooks, render, standalone
 from snippet_engine.system_tools import check_dot
 from snippet_engine.chapter import parse
+from snippet_engine.page_cache import PageCache, key
 from snippet_engine.runner import Runner
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 ASSETS = "assets/snippet-outputs"
+MARK = "snippetengine0mark"  # in markers that a page's HTML has until the plugin replaces them
 TITLE = re.compile(r'<span class="filename">([^<]+)</span>')
 
 
@@ -79,9 +81,10 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             if self.runner:
                 self.runner.close()
             self.runner, self.settings = Runner(*settings), settings
-        self.token = secrets.token_hex(4)  # markers no prose can contain
+            self.pages = PageCache(root / self.config.cache_dir / "pages")
         self.chapters, self.results, self.failures, self.setups = {}, {}, {}, {}
-        self.html, self.assets = {}, {}
+        self.html, self.assets, self.late = {}, {}, {}
+        self.notebook_pages, self.cached_pages, self.page_keys = set(), {}, {}
         if self.serving:
             keep_serving_on_errors()
 
@@ -158,6 +161,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             lambda code: self.marker(page.src_uri, copy_attribute(code)))
         files.append(ipynb)
         files.append(page)
+        self.notebook_pages.add(page.src_uri)
 
     # Pages
 
@@ -165,16 +169,14 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         """A paragraph that on_page_content replaces with `html_text`."""
         found = self.html.setdefault(src_uri, [])
         found.append(html_text)
-        return f"snippet{self.token}n{len(found) - 1}"
+        return f"{MARK}n{len(found) - 1}"
 
     def outputs_html(self, outputs, page_url):
-        def asset_url(name, data):
-            self.assets[name] = data
-            return get_relative_url(f"{ASSETS}/{name}", page_url)
-
-        return render.outputs_html(outputs, asset_url)
+        return render.outputs_html(outputs, PageSite(self, page_url))
 
     def on_page_markdown(self, markdown, page, config, files):
+        if page.file.src_uri in self.notebook_pages:
+            return self.notebook_markdown(markdown, page, config)
         chapter = self.chapters.get(page.file.src_uri)
         if chapter is None or not chapter.blocks:
             return markdown
@@ -201,39 +203,57 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         failures = [f for i in block.includes if (f := self.failure(chapter, i))]
         if any(i.problem for i in block.includes):
             return indent + self.marker(uri, render.error_block("This code block cannot be shown",
-                                                                "\n\n".join(failures)))
+                                                                "\n\n".join(failures))) + "\n"
         lines = [line for include in block.includes for line in include.shown()]
         info = block.info if "title=" in block.info else f'{block.info} title="{block.includes[0].file}"'
         fence = "\n".join([indent + block.fence + info, *(indent + line for line in lines), indent + block.fence])
         parts = [fence]
         snippets = [i for i in block.includes if i.is_snippet]
         if len(block.includes) == 1 and snippets:
-            parts[:0] = self.setup_and_copy(block.includes[0], indent, uri)
+            parts[:0] = self.setup_and_copy(block.includes[0], indent, page)
         outputs = [o for i in snippets for o in self.result(i.path).select(i.first, i.last)]
         if outputs:
             parts.append(indent + self.marker(uri, self.outputs_html(outputs, page.url)))
         if failures:
             parts.append(indent + self.marker(uri, render.error_block("This snippet failed", "\n\n".join(failures))))
-        return "\n\n".join(parts)
+        return "\n\n".join(parts) + "\n"  # a marker is a paragraph of its own, even when prose follows the fence
 
-    def setup_and_copy(self, include, indent, uri):
+    def setup_and_copy(self, include, indent, page):
         """The folded setup a block needs, and the marker that gives its copy button the runnable whole."""
+        uri = page.file.src_uri
         source = include.path.read_text(encoding="utf-8").splitlines(keepends=True)
         setup = self.setup(include.path)
         before = standalone.without_markers("".join(source[:(include.first or 1) - 1])).splitlines()
         until = standalone.without_markers("".join(source[:include.last or len(source)])).splitlines()
         copy = "\n".join(setup + until).strip("\n") + "\n"
         parts = []
-        hidden = "\n".join(setup + before).strip("\n").splitlines()
+        hidden = "\n".join(setup + before).strip("\n")
         if hidden:
-            title = f"{len(hidden)} lines of setup, run before the code below and copied with it"
-            body = "\n".join(f"{indent}    {line}" if line else "" for line in ["```python", *hidden, "```"])
-            parts.append(f'{indent}??? snippet-setup "{title}"\n\n{body}')
+            # Rendered here (cached) and put in after search: the same code is on the page already.
+            title = f"{hidden.count(chr(10)) + 1} lines of setup, run before the code below and copied with it"
+            fold = (f'<details class="snippet-setup"><summary>{title}</summary>'
+                    f"{self.pages.highlighted(hidden + chr(10))}</details>")
+            parts.append(indent + self.marker(uri, PageSite(self, page.url).after_search(fold)))
         parts.append(indent + self.marker(uri, copy_attribute(copy)))
         return parts
 
+    def notebook_markdown(self, markdown, page, config):
+        """A notebook page rendered before with the same content is taken from the cache."""
+        uri = page.file.src_uri
+        self.page_keys[uri] = key(markdown, self.html.get(uri, []), page.url, config.markdown_extensions,
+                                  config.mdx_configs)
+        cached = self.pages.page(self.page_keys[uri])
+        if cached is None:
+            return markdown
+        self.cached_pages[uri] = cached
+        return ""
+
     def on_page_content(self, content, page, config, files):
-        blocks = self.html.get(page.file.src_uri, [])
+        uri = page.file.src_uri
+        if uri in self.cached_pages:
+            content, page.toc = self.cached_pages[uri]
+            return content
+        blocks = self.html.get(uri, [])
 
         def place(m):
             text, following = blocks[int(m["n"])], m["cls"] and f'<div class="{m["cls"]}'
@@ -241,9 +261,15 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                 return f"<div {text} class=\"{m['cls']}" if following else ""
             return text + (following or "")
 
-        content = re.sub(rf'<p>snippet{self.token}n(?P<n>\d+)</p>(?:\s*<div class="(?P<cls>[^"]*highlight))?',
-                         place, content)
-        return TITLE.sub(lambda m: self.download_link(m, page), content)
+        content = re.sub(rf'<p>{MARK}n(?P<n>\d+)</p>(?:\s*<div class="(?P<cls>[^"]*highlight))?', place, content)
+        content = TITLE.sub(lambda m: self.download_link(m, page), content)
+        if uri in self.notebook_pages:
+            self.pages.put_page(self.page_keys[uri], content, page.toc)
+        return content
+
+    def on_post_page(self, output, page, config):
+        """HTML kept out of the search index (render.py) goes in now that search has read the page."""
+        return re.sub(rf"{MARK}late(\w+)", lambda m: self.late[m[1]], output)
 
     def download_link(self, m, page):
         name = html.unescape(m[1])
@@ -258,9 +284,26 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         for name, data in self.assets.items():
             (out / name).write_bytes(data)
         self.runner.prune()
+        self.pages.prune()
         if self.failures and not self.serving:
             listed = "\n".join(f"  {message.splitlines()[0]}" for message in self.failures.values())
             raise PluginError(f"{len(self.failures)} snippet failure(s), each shown above in full:\n{listed}")
+
+
+class PageSite:
+    """What render.py needs from the site for one page: files, and HTML put in after search."""
+
+    def __init__(self, plugin, page_url):
+        self.plugin, self.page_url = plugin, page_url
+
+    def asset_url(self, name, data):
+        self.plugin.assets[name] = data
+        return get_relative_url(f"{ASSETS}/{name}", self.page_url)
+
+    def after_search(self, fragment):
+        digest = hashlib.sha256(fragment.encode()).hexdigest()[:16]
+        self.plugin.late[digest] = fragment
+        return f"{MARK}late{digest}"
 
 
 def copy_attribute(code):

@@ -29,10 +29,12 @@ def merged(outputs):
     return result
 
 
-def outputs_html(outputs, asset_url):
-    """HTML for a list of outputs. `asset_url(name, data)` stores a file for the built
-    site and returns the URL the page uses for it (figures are separate SVG files)."""
-    return "\n".join(renderer(out)(out, asset_url) for out in merged(outputs))
+def outputs_html(outputs, site):
+    """HTML for a list of outputs. `site.asset_url(name, data)` stores a file for the built
+    site and returns the URL the page uses for it (figures are separate SVG files);
+    `site.after_search(html)` returns a placeholder for HTML that the search index
+    should not parse (an inline graph is thousands of tags), put in after it has."""
+    return "\n".join(renderer(out)(out, site) for out in merged(outputs))
 
 
 def renderer(out):
@@ -43,7 +45,7 @@ def renderer(out):
     raise ValueError(f"no renderer for output {sorted(data) or out['output_type']}")
 
 
-def text_block(out, asset_url):
+def text_block(out, site):
     name = out.get("name", "stdout")
     title = "Output" if name == "stdout" else "Printed to stderr"
     text = out["text"] if "text" in out else out["data"]["text/plain"]
@@ -51,7 +53,7 @@ def text_block(out, asset_url):
             f'<pre><code>{html.escape(text.rstrip())}</code></pre></div>')
 
 
-def warning_block(out, asset_url):
+def warning_block(out, site):
     warning = out["data"][WARNING]
     return (f'<div class="admonition warning snippet-warning"><p class="admonition-title">'
             f'{html.escape(warning["category"])}</p><p>{html.escape(warning["message"])}</p></div>')
@@ -65,10 +67,10 @@ def svg_size(svg):
     return px("width"), px("height")
 
 
-def figure_block(out, asset_url):
+def figure_block(out, site):
     svg = out["data"]["image/svg+xml"]
     data = svg.encode()
-    url = asset_url(hashlib.sha256(data).hexdigest()[:16] + ".svg", data)
+    url = site.asset_url(hashlib.sha256(data).hexdigest()[:16] + ".svg", data)
     width, height = svg_size(svg)
     alt = out["data"].get("text/plain", "Figure")
     return (f'<figure class="snippet-figure"><img src="{url}" alt="{html.escape(alt)}" '
@@ -93,11 +95,12 @@ def safe_svg(svg):
     return ET.tostring(root, encoding="unicode")
 
 
-def graph_block(out, asset_url):
+def graph_block(out, site):
     edges = [f"{a} → {b}" for a, b in out["data"][GRAPH]["edges"]]
     label = out["data"]["text/plain"]
+    svg = site.after_search(safe_svg(out["data"]["image/svg+xml"]))
     return (f'<figure class="snippet-graph"><div class="snippet-graph__svg" role="img" '
-            f'aria-label="{html.escape(label)}">{safe_svg(out["data"]["image/svg+xml"])}</div>'
+            f'aria-label="{html.escape(label)}">{svg}</div>'
             f'<details class="snippet-graph__text"><summary>This graph as text</summary><ul>'
             + "".join(f"<li>{html.escape(e)}</li>" for e in edges)
             + "</ul></details></figure>")

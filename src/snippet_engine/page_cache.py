@@ -1,0 +1,80 @@
+"""Rendered HTML kept by content: notebook pages, and highlighted setup folds.
+
+A notebook page is generated from its chapter, so when neither the page's
+Markdown nor what its markers stand for changed, its HTML is the same as in
+the last build: the plugin takes it from here instead of converting the
+Markdown (and highlighting every cell) again. Its links were checked when it
+was first rendered, and they are the chapter's own links, which MkDocs checks
+on the chapter's page on every build.
+"""
+
+import hashlib
+import json
+import os
+
+from mkdocs.structure.toc import get_toc
+
+VERSION = 1  # of what is stored; a change makes every entry a miss
+
+
+def key(*parts):
+    return hashlib.sha256(json.dumps([VERSION, *parts], sort_keys=True, default=str).encode()).hexdigest()
+
+
+def tokens(toc):
+    """A table of contents as the tokens `get_toc` takes."""
+    return [{"level": a.level, "id": a.id, "name": a.title, "children": tokens(a.children)} for a in toc]
+
+
+class PageCache:
+    def __init__(self, folder):
+        self.folder, self.used = folder, set()
+
+    def get(self, key):
+        """The data stored under `key`, or None."""
+        self.used.add(key)
+        try:
+            return json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key, data):
+        self.used.add(key)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            tmp = self.folder / f"{key}.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            tmp.replace(self.folder / f"{key}.json")
+        except OSError:
+            pass  # a cache: the next build renders it again
+
+    def page(self, key):
+        """(html, table of contents) of a page stored with `put_page`, or None."""
+        data = self.get(key)
+        try:
+            return data["html"], get_toc(data["toc"])
+        except (KeyError, TypeError):
+            return None
+
+    def put_page(self, key, html, toc):
+        self.put(key, {"html": html, "toc": tokens(toc)})
+
+    def highlighted(self, code):
+        """Python code as Pygments HTML, the way pymdownx.highlight renders a fence."""
+        entry = key("highlight", code)
+        data = self.get(entry)
+        if not isinstance(data, str):
+            from pygments import highlight
+            from pygments.formatters import HtmlFormatter
+            from pygments.lexers import PythonLexer
+
+            data = highlight(code, PythonLexer(), HtmlFormatter(wrapcode=True))
+            self.put(entry, data)
+        return data
+
+    def prune(self):
+        if self.folder.is_dir():
+            for entry in self.folder.glob("*.json"):
+                if entry.stem not in self.used:
+                    entry.unlink(missing_ok=True)
+        self.used = set()
