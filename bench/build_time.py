@@ -119,13 +119,17 @@ def serve_rebuilds(site, page, snippet, repeats):
         port = s.getsockname()[1]
     server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--livereload", "-a", f"127.0.0.1:{port}"],
                               cwd=site, env=ENV, stderr=subprocess.PIPE, text=True)
-    lines = queue.Queue()
+    lines, log = queue.Queue(), []
     threading.Thread(target=lambda: [lines.put(line) for line in server.stderr], daemon=True).start()
 
     def rebuilt():
         ran = {}
         while True:
-            line = lines.get(timeout=300)
+            try:
+                line = lines.get(timeout=300)
+            except queue.Empty:
+                sys.exit(f"mkdocs serve did not rebuild within 300 s; its last lines:\n{''.join(log[-30:])}")
+            log.append(line)
             if m := RAN.search(line):
                 ran[m[1]] = float(m[2])
             if m := re.search(r"Documentation built in ([\d.]+) seconds", line):

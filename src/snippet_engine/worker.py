@@ -64,7 +64,7 @@ def watch_reads(root, workdir):
     def hook(event, args):
         if event == "open" and isinstance(args[0], (str, os.PathLike)) and not set(args[1] or "r") & set("wax+"):
             name = os.path.abspath(os.fspath(args[0]))
-            if is_local(name, root) and not name.startswith(workdir):
+            if is_local(name, root) and not name.startswith(workdir) and not name.endswith(".pyc"):
                 reads.add(name)
 
     sys.addaudithook(hook)
@@ -76,7 +76,8 @@ def local_deps(path, root, reads):
     that did not exist is one too: the output changes when it appears."""
     modules = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
     files = {f for f in modules if f and os.path.isfile(f)} | reads
-    return sorted(f for f in files if f != path and is_local(f, root))
+    engine = os.path.dirname(scrapers.__file__) + os.sep  # in every cache key already
+    return sorted(f for f in files if f != path and is_local(f, root) and not f.startswith(engine))
 
 
 def error_report(exc, path, root):
