@@ -119,11 +119,13 @@ def serve_rebuilds(site, page, snippet, repeats):
         port = s.getsockname()[1]
     server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--livereload", "-a", f"127.0.0.1:{port}"],
                               cwd=site, env=ENV, stderr=subprocess.PIPE, text=True)
-    lines, log = queue.Queue(), []
+    lines, log, unexplained = queue.Queue(), [], []
     threading.Thread(target=lambda: [lines.put(line) for line in server.stderr], daemon=True).start()
 
     def rebuilt():
-        ran = {}
+        """MkDocs' time for the next rebuild and the snippets it ran; None for a rebuild that
+        reloaded the browsers without saying how long it took (seen now and then; not counted)."""
+        ran, seconds = {}, None
         while True:
             try:
                 line = lines.get(timeout=300)
@@ -133,17 +135,22 @@ def serve_rebuilds(site, page, snippet, repeats):
             if m := RAN.search(line):
                 ran[m[1]] = float(m[2])
             if m := re.search(r"Documentation built in ([\d.]+) seconds", line):
-                return float(m[1]), ran
+                seconds = float(m[1])
+            if "Reloading browsers" in line:
+                return (seconds, ran) if seconds is not None else None
 
     def edit(path, text):
-        with path.open("a") as f:
-            f.write(text)
-        return rebuilt()
+        for _ in range(3):
+            with path.open("a") as f:
+                f.write(text)
+            if (done := rebuilt()) is not None:
+                return done
+            unexplained.append(path.name)
+        sys.exit(f"three rebuilds after editing {path} said nothing of their time:\n{''.join(log[-30:])}")
 
     times = {"prose": [], "snippet": [], "own": []}
     try:
-        rebuilt()  # the first build
-        while "Serving on" not in lines.get(timeout=60):
+        while "Serving on" not in lines.get(timeout=300):  # the first build
             pass
         time.sleep(2)  # the file watcher starts in a thread of its own: let it settle
         edit(page, "\n")
@@ -160,6 +167,9 @@ def serve_rebuilds(site, page, snippet, repeats):
     finally:
         server.terminate()
         server.wait()
+    if unexplained:
+        print(f"note: {len(unexplained)} serve rebuild(s) reloaded the browsers without a time; edited again, "
+              "not counted")
     return times, first
 
 
