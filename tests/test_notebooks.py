@@ -32,7 +32,7 @@ def test_notebook_runs_on_its_own_and_prints_what_the_page_shows(built_site, cha
 
 def test_a_notebook_page_shows_the_notebook_and_links_it(built_site):
     page = (built_site / "notebooks" / "autograd_basics" / "index.html").read_text()
-    assert 'href="../autograd_basics.ipynb"' in page and "In [1]" in page
+    assert 'href="../autograd_basics.ipynb" download>Download autograd_basics.ipynb<' in page and "In [1]" in page
     assert "tensor([[4.5000, 4.5000]" in page
 
 

@@ -89,13 +89,14 @@ def notebook_json(cells):
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def notebook_page(title, ipynb_name, cells, output_marker, copy_marker):
+def notebook_page(title, ipynb_url, cells, output_marker, copy_marker):
     """Markdown for the page that shows the notebook: its cells in order, each code
     cell's outputs placed by `output_marker(outputs)` (a paragraph the page replaces)
     and its copy button given the code of every cell up to it by `copy_marker(code)`."""
     parts = ["---\nsearch:\n  exclude: true\n---\n",  # search finds the chapter, not its copy
              f"# {title}: the notebook\n",
-             f'<p class="notebook-download"><a href="{ipynb_name}" download>Download {ipynb_name}</a></p>\n']
+             f'<p class="notebook-download"><a href="{ipynb_url}" download>'
+             f'Download {ipynb_url.rsplit("/", 1)[-1]}</a></p>\n']
     so_far = []
     for n, cell in enumerate(cells):
         if cell["cell_type"] == "markdown":
