@@ -181,9 +181,11 @@ def project(tmp_path):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests marked `cuda` run only where a CUDA GPU is available."""
+    """Tests of the built site run last, so that with two pytest-xdist workers one builds it while
+    the other runs the tests that need no site. Tests marked `cuda` run only where a CUDA GPU is."""
     import torch
 
+    items.sort(key=lambda item: "built_site" in getattr(item, "fixturenames", ()))
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="no CUDA GPU on this machine")

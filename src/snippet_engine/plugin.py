@@ -124,10 +124,10 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                     message = f"snippet {result.describe()}"
                 else:
                     continue
-                key = (chapter.src_uri, include.file, include.problem)
-                if key not in self.failures:
-                    self.failures[key] = f"{chapter.src_uri}:{line}: {message}"
-                    log.error(self.failures[key])
+                where = (chapter.src_uri, include.file, include.problem)
+                if where not in self.failures:
+                    self.failures[where] = f"{chapter.src_uri}:{line}: {message}"
+                    log.error(self.failures[where])
 
     def failure(self, chapter, include):
         return self.failures.get((chapter.src_uri, include.file, include.problem))
