@@ -163,8 +163,25 @@ class Runner:
         if cached is not None:
             return cached
         name = path.relative_to(self.root).as_posix()
-        request = {"path": str(path), "root": str(self.project), "timeout": self.timeout,
-                   "heartbeat": self.heartbeat, "output_limit": self.output_limit}
+        result = self.run_uncached({"path": str(path)}, path, name)
+        log.info(f"snippet {name} ran in {result.seconds:.2f} s" + (" and failed" if result.error else ""))
+        if result.error is None or result.error["type"] != "WorkerDied":
+            self.store(key, result)
+        return result
+
+    def run_code(self, code):
+        """Run `code` as `python -c code` would in an empty folder (never cached)."""
+        return self.run_uncached({"code": code}, Path("<string>"), "python -c")
+
+    def run_in_place(self, path):
+        """Run a file as `cd its/folder && python file.py` would (never cached)."""
+        path = Path(path).resolve()
+        return self.run_uncached({"path": str(path), "cwd": str(path.parent)}, path, path.name)
+
+    def run_uncached(self, request, path, name):
+        """Run a request in the worker; a worker that dies is started again once."""
+        request.update(root=str(self.project), timeout=self.timeout, heartbeat=self.heartbeat,
+                       output_limit=self.output_limit)
         try:
             reply = self.worker.run(request, name)
         except WorkerDied:
@@ -175,26 +192,7 @@ class Runner:
                 reply = {"outputs": [], "seconds": 0.0, "deps": [], "error": {
                     "type": "WorkerDied", "line": None, "where": None, "traceback": "",
                     "message": "the snippet worker died twice while running this snippet"}}
-        result = Result(path, reply["outputs"], reply["seconds"], False, reply["error"], reply["deps"])
-        log.info(f"snippet {name} ran in {result.seconds:.2f} s" + (" and failed" if result.error else ""))
-        if result.error is None or result.error["type"] not in ("WorkerDied",):
-            self.store(key, result)
-        return result
-
-    def run_code(self, code):
-        """Run `code` as `python -c code` would in an empty folder (never cached)."""
-        return self.run_uncached({"code": code}, Path("<string>"))
-
-    def run_in_place(self, path):
-        """Run a file as `cd its/folder && python file.py` would (never cached)."""
-        path = Path(path).resolve()
-        return self.run_uncached({"path": str(path), "cwd": str(path.parent)}, path)
-
-    def run_uncached(self, request, path):
-        request.update(root=str(self.project), timeout=self.timeout, heartbeat=self.heartbeat,
-                       output_limit=self.output_limit)
-        reply = self.worker.run(request, path.name)
-        return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], [])
+        return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], reply.get("deps", []))
 
     def close(self):
         self.worker.close()
