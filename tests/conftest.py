@@ -12,7 +12,7 @@ import yaml
 
 from snippet_engine.chapter import line_range
 from snippet_engine.runner import Runner, SnippetError
-from snippet_engine.scrapers import GRAPH, WARNING
+from snippet_engine.scrapers import GRAPH, STEPS, WARNING
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
@@ -57,11 +57,11 @@ def runner():
 
 
 def kind(output):
-    """stdout, stderr, warning, graph or figure."""
+    """stdout, stderr, warning, graph, steps or figure."""
     data = output.get("data", {})
     if output["output_type"] == "stream":
         return output["name"]
-    return "warning" if WARNING in data else "graph" if GRAPH in data else "figure"
+    return "warning" if WARNING in data else "graph" if GRAPH in data else "steps" if STEPS in data else "figure"
 
 
 def normalised(text):

@@ -54,7 +54,7 @@ def chapter_cells(chapter, results, project):
                 continue
             result = results[include.path]
             cells.append(include_cell(include, done, result))
-            modules += [m for m in standalone.helpers(include.path) if m not in modules]
+            modules += [m for m in standalone.helpers(include.path, project) if m not in modules]
             data += [d for d in standalone.data_files(result.deps) if d not in data]
     cells.append(markdown_cell(chapter.markdown[prose_from:]))
     cells = [c for c in cells if c is not None]

@@ -11,7 +11,15 @@ of our own carry what a page shows beyond the picture:
 
 - `application/vnd.snippet.warning+json`: {"category", "message"}
 - `application/vnd.snippet.graph+json`: {"nodes", "edges"} of a graph
+- `application/vnd.snippet.steps+json`: a backward pass recorded by
+  `autograd_steps.step_through` (see that module), plus "svg", the graph's
+  layout: the group of node i has id `steps-node-i`, of edge k `steps-edge-k`
+
+A snippet shows rich output the way a Jupyter notebook does: `display(obj)`
+takes the object's `_repr_mimebundle_()` (or its `_repr_html_()` and repr).
 """
+
+import builtins
 
 import codecs
 import io
@@ -22,6 +30,7 @@ from collections import deque
 
 WARNING = "application/vnd.snippet.warning+json"
 GRAPH = "application/vnd.snippet.graph+json"
+STEPS = "application/vnd.snippet.steps+json"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")  # colour codes: a page shows plain text
 
 
@@ -41,6 +50,7 @@ class Capture:
         self.cut_chars = self.cut_lines = 0
         self.fd_streams = []
         self.last_line = None  # output seen after the snippet ended belongs to its last output's line
+        self.finishers = []  # work on the outputs left for after the snippet's run time is taken
 
     def current_line(self):
         """The top-level statement of the snippet that is running: output made inside
@@ -94,6 +104,8 @@ class Capture:
     def finish(self):
         """The outputs, with stream chunks joined and the cut marked."""
         self.drain()
+        for finisher in self.finishers:
+            finisher()
         items = self.items
         if self.tail:
             if self.cut_chars:
@@ -248,7 +260,47 @@ def capture_graphviz(capture):
     graphviz.rendering.Render.render = render_and_capture
 
 
-SCRAPERS = [capture_warnings, capture_matplotlib, capture_graphviz]
+def mime_bundle(obj):
+    """What Jupyter's display() would show of `obj`."""
+    if hasattr(obj, "_repr_mimebundle_"):
+        data = obj._repr_mimebundle_()
+        data = data[0] if isinstance(data, tuple) else data
+    else:
+        data = {"text/html": obj._repr_html_()} if hasattr(obj, "_repr_html_") else {}
+    return {"text/plain": repr(obj), **data}
+
+
+def steps_svg(steps):
+    """The recorded graph laid out by Graphviz, gradients flowing down from the output."""
+    import graphviz
+
+    graph = graphviz.Digraph(graph_attr={"rankdir": "TB", "nodesep": "0.3", "ranksep": "0.35"},
+                             node_attr={"fontsize": "14", "fontname": "Helvetica", "shape": "box",
+                                        "style": "rounded,filled", "fillcolor": "white", "height": "0.4"},
+                             edge_attr={"arrowsize": "0.7"})
+    fills = {"leaf": "#dce6ff", "custom": "#ffe3cc", "op": "white"}
+    for node in steps["nodes"]:
+        label = node["label"] + (f"\\n{node['detail']}" if node["detail"] else "")
+        graph.node(f"n{node['id']}", label, id=f"steps-node-{node['id']}", fillcolor=fills[node["kind"]],
+                   shape="ellipse" if node["kind"] == "leaf" else "box")
+    for edge in steps["edges"]:
+        graph.edge(f"n{edge['from']}", f"n{edge['to']}", id=f"steps-edge-{edge['id']}")
+    return graph.pipe(format="svg", encoding="utf-8")
+
+
+def capture_display(capture):
+    def display(*objects, **kwargs):
+        for obj in objects:
+            data = mime_bundle(obj)
+            if STEPS in data:  # laid out once the snippet has run: the engine's work, not the snippet's
+                steps = data[STEPS] = dict(data[STEPS])
+                capture.finishers.append(lambda steps=steps: steps.update(svg=steps_svg(steps)))
+            capture.add({"output_type": "display_data", "metadata": {}, "data": data})
+
+    builtins.display = display
+
+
+SCRAPERS = [capture_warnings, capture_matplotlib, capture_graphviz, capture_display]
 
 
 def install(capture, fd_files):

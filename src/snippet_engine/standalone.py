@@ -10,24 +10,42 @@ exactly as in the repository (same names, same tracebacks).
 
 import ast
 import functools
+import sys
+from importlib.machinery import PathFinder
 from pathlib import Path
 
 from snippet_engine.chapter import MARKER
 
 
-def helpers(path):
-    """Modules of the snippet's own folder that it imports, with theirs, in import order."""
+def helpers(path, project):
+    """The project's own modules that the snippet imports, with theirs, in import order: those
+    of its folder (`elu`), and single-file modules of the project on the path (`autograd_steps`)."""
     found = []
 
     def visit(file):
         for name in imported(file, file.stat().st_mtime_ns):
             module = file.parent / f"{name}.py"
-            if module.is_file() and module not in found and module != path:
+            if not module.is_file():
+                module = project_module(name, project)
+            if module and module not in found and module != path:
                 found.append(module)
                 visit(module)
 
     visit(path)
     return found
+
+
+@functools.cache
+def project_module(name, project):
+    """The file of a top-level module that is part of the project, not an installed package."""
+    if "." in name:
+        return None
+    spec = PathFinder.find_spec(name)
+    origin = Path(spec.origin) if spec and spec.origin and spec.origin.endswith(".py") else None
+    if origin and origin.name != "__init__.py" and origin.is_relative_to(project) \
+            and not origin.is_relative_to(sys.prefix):
+        return origin
+    return None
 
 
 @functools.cache
@@ -88,7 +106,7 @@ def data_files(deps):
 def setup_for(path, deps, project):
     """The setup part of the standalone program for the snippet at `path`."""
     uses_file = "__file__" in path.read_text(encoding="utf-8")  # not defined under `python -c`
-    return setup_lines(helpers(path), data_files(deps), project, path if uses_file else None)
+    return setup_lines(helpers(path, project), data_files(deps), project, path if uses_file else None)
 
 
 def program(path, setup):

@@ -1,0 +1,289 @@
+"""Watch PyTorch's autograd engine run one backward pass: `step_through(loss)`.
+
+`step_through(loss)` does what `loss.backward()` does, and records from the
+engine itself:
+
+- the graph: every node (`grad_fn`) reachable from `loss`, its edges
+  (`next_functions`), and for an `AccumulateGrad` the name the code gave
+  its leaf (`x`, or `model.0.weight` for a parameter of `model`);
+- the line that created each node. Importing this module turns on anomaly
+  mode (without its NaN checks), in which every node keeps the Python
+  stack of the operation that created it (`node.metadata["traceback_"]`);
+- the order in which the engine ran the nodes, seen by a pre-hook on each
+  node, and the gradients that arrived at each node and that it sent on
+  along each edge (seen by a hook on each node);
+- what each node saved for backward (`_saved_*` of built-in nodes,
+  `saved_tensors` of a custom Function's `ctx`), read before backward
+  frees it.
+
+The result is shown with `display()` where one exists (Jupyter, and the
+site's build, which draws it as a step-through viewer) and printed as a
+table otherwise.
+"""
+
+import builtins
+import inspect
+import math
+import os
+import re
+
+import torch
+
+torch.autograd.set_detect_anomaly(True, check_nan=False)
+
+STEPS = "application/vnd.snippet.steps+json"
+SMALL = 8  # tensors with at most this many elements are recorded value by value
+FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in [^\n]*\n(?P<code>[^\n]*)')
+
+
+def step_through(output, gradient=None, **backward_args):
+    """`output.backward(gradient, **backward_args)`, recorded; returns the `Recording`."""
+    caller = inspect.currentframe().f_back
+    recording = Recording(output, names(caller), caller.f_code.co_filename)
+    recording.run(gradient, backward_args)
+    show = getattr(builtins, "display", None)
+    show(recording) if show else print(recording.table())
+    return recording
+
+
+def names(frame):
+    """{id(tensor): name} for the leaves a frame's variables hold, modules' parameters included."""
+    found = {}
+    for scope in (frame.f_globals, frame.f_locals):
+        for name, value in scope.items():
+            if isinstance(value, torch.Tensor):
+                found.setdefault(id(value), name)
+            elif isinstance(value, torch.nn.Module):
+                for param_name, param in value.named_parameters():
+                    found.setdefault(id(param), f"{name}.{param_name}")
+    return found
+
+
+class Recording:
+    def __init__(self, output, leaf_names, path):
+        if output.grad_fn is None:
+            raise ValueError("step_through needs a tensor computed from tensors that require grad "
+                             "(this one has no grad_fn)")
+        self.output, self.folder, self.file = output, os.path.dirname(path), os.path.basename(path)
+        self.nodes, self.index, self.edges = [], {}, []
+        self.visit(output.grad_fn, leaf_names)
+        self.nodes.sort(key=lambda n: n["sequence"])
+        order = {id(n["fn"]): i for i, n in enumerate(self.nodes)}
+        for i, node in enumerate(self.nodes):
+            node["id"] = i
+        for edge in self.edges:
+            edge["from"], edge["to"] = order[edge["from"]], order[edge["to"]]
+        self.edges.sort(key=lambda e: (e["from"], e["slot"]))
+        for k, edge in enumerate(self.edges):
+            edge["id"] = k
+        self.steps = []
+
+    def visit(self, fn, leaf_names):
+        """Every node reachable from `fn`, each once, with its edges."""
+        stack = [fn]
+        while stack:
+            fn = stack.pop()
+            if id(fn) in self.index:
+                continue
+            self.index[id(fn)] = fn
+            self.nodes.append(self.describe(fn, leaf_names))
+            for slot, (next_fn, _input) in enumerate(fn.next_functions):
+                if next_fn is not None:
+                    self.edges.append({"from": id(fn), "to": id(next_fn), "slot": slot})
+                    stack.append(next_fn)
+
+    def describe(self, fn, leaf_names):
+        name = type(fn).__name__
+        node = {"fn": fn, "name": name, "sequence": fn._sequence_nr(), "saved": saved(fn)}
+        if hasattr(fn, "variable"):
+            variable = fn.variable
+            node.update(kind="leaf", label=leaf_names.get(id(variable), "AccumulateGrad"),
+                        detail=f"shape {shape_text(variable.shape)}", where=[])
+            node["sequence"] = -1  # leaves first: they were made before any operation on them
+        else:
+            custom = getattr(fn, "_forward_cls", None)
+            node.update(kind="custom" if custom else "op",
+                        label=f"{custom.__name__} (custom)" if custom else name,
+                        where=self.where(fn))
+            if custom:  # what forward kept on ctx besides tensors (ctx.alpha = alpha)
+                node["attributes"] = [{"name": k, "value": repr(v)} for k, v in vars(fn).items()]
+        lines = [frame["line"] for frame in node["where"] if frame["file"] == self.file]
+        node.update(lines=lines, line=lines[0] if lines else None)
+        if node["kind"] != "leaf":
+            node["detail"] = f"line {node['line']}" if node["line"] else ""
+        return node
+
+    def where(self, fn):
+        """The frames of the creating stack that are in the snippet's folder, outermost first."""
+        frames, prefix = [], f'  File "{os.path.join(self.folder, "")}'
+        for entry in fn.metadata.get("traceback_", []):
+            m = entry.startswith(prefix) and FRAME.search(entry)
+            if m and os.path.dirname(m["file"]) == self.folder:
+                frames.append({"file": os.path.basename(m["file"]), "line": int(m["line"]),
+                               "code": m["code"].strip()})
+        return frames
+
+    def run(self, gradient, backward_args):
+        running = {}  # id(fn) -> the step it is in
+        handles = []
+        for node in self.nodes:
+            fn = node["fn"]
+            handles.append(fn.register_prehook(self.prehook(node, running)))
+            handles.append(fn.register_hook(self.hook(node, running)))
+        try:
+            self.output.backward(gradient, **backward_args)
+        finally:
+            for handle in handles:
+                handle.remove()
+        sent = {}  # edge id -> the gradient it carried
+        for step in self.steps:
+            for item in step["sent"]:
+                sent[item["edge"]] = item["grad"]
+        for step in self.steps:
+            step["contributions"] = [{"edge": e["id"], "grad": sent.get(e["id"])}
+                                     for e in self.edges if e["to"] == step["node"] and e["id"] in sent]
+            step["description"] = self.step_text(step)
+
+    def prehook(self, node, running):
+        def hook(grad_outputs):
+            step = {"node": node["id"], "received": summary(grad_outputs[0]), "sent": []}
+            running[node["id"]] = step
+            self.steps.append(step)
+        return hook
+
+    def hook(self, node, running):
+        def hook(grad_inputs, grad_outputs):
+            step = running[node["id"]]
+            edges = {e["slot"]: e["id"] for e in self.edges if e["from"] == node["id"]}
+            step["sent"] = [{"edge": edges[slot], "grad": summary(g)} for slot, g in enumerate(grad_inputs)
+                            if slot in edges]
+        return hook
+
+    # What a reader sees
+
+    def node_text(self, i):
+        node = self.nodes[i]
+        if node["kind"] == "leaf":
+            return f"the leaf {node['label']}" if node["label"] != "AccumulateGrad" else "AccumulateGrad"
+        return node["label"]
+
+    def line_text(self, node):
+        if node["kind"] == "leaf":
+            return ""
+        frame = next((f for f in reversed(node["where"]) if f["file"] == self.file), None) \
+            or (node["where"][-1] if node["where"] else None)
+        return f" (made by line {frame['line']}: {frame['code']})" if frame else ""
+
+    def step_text(self, step):
+        node = self.nodes[step["node"]]
+        number = self.steps.index(step) + 1
+        text = f"Step {number} of {len(self.steps)}: {self.node_text(step['node'])}{self.line_text(node)}"
+        parts = [c["grad"]["text"] for c in step["contributions"]]
+        received = step["received"]["text"] if step["received"] else "nothing"
+        if len(parts) > 1:
+            text += f" receives {' + '.join(parts)} = {received}"
+        else:
+            text += f" receives {received}"
+        if node["kind"] == "leaf":
+            return text + f", and adds it to {node['label']}.grad."
+        if node["kind"] == "custom":
+            kept = [f"saved tensor {t['name']} ({shape_text(t['shape'])} {t['dtype']}, {t['bytes']} bytes)"
+                    for t in node["saved"]] + [f"ctx.{a['name']} = {a['value']}" for a in node["attributes"]]
+            text += f"; its backward reads {', '.join(kept)}" if kept else ""
+        sent = [f"{s['grad']['text'] if s['grad'] else 'None'} to {self.node_text(self.edges[s['edge']]['to'])}"
+                for s in step["sent"]]
+        return text + (f", and sends {'; '.join(sent)}." if sent else ".")
+
+    def forward_lines(self):
+        """The top-level lines of the snippet in the order they ran, with the nodes each added."""
+        lines = {}
+        for node in self.nodes:
+            if node["line"] is not None:
+                lines.setdefault(node["line"], []).append(node["id"])
+        result = []
+        for line, ids in lines.items():
+            code = next(f["code"] for f in self.nodes[ids[0]]["where"] if f["line"] == line)
+            added = ", ".join(self.nodes[i]["label"] for i in ids)
+            result.append({"line": line, "code": code, "nodes": ids,
+                           "description": f"Line {line}, {code}, adds {added}."})
+        return result
+
+    def data(self):
+        keep = ("id", "name", "kind", "label", "detail", "line", "lines", "where", "saved", "attributes")
+        return {"file": self.file, "nodes": [{k: n[k] for k in keep if k in n} for n in self.nodes],
+                "edges": self.edges, "steps": self.steps, "forward": self.forward_lines()}
+
+    def rows(self):
+        for number, step in enumerate(self.steps, 1):
+            node = self.nodes[step["node"]]
+            sent = "; ".join(f"{s['grad']['text'] if s['grad'] else 'None'} → {self.node_text(self.edges[s['edge']]['to'])}"
+                             for s in step["sent"])
+            received = step["received"]["text"] if step["received"] else ""
+            if len(step["contributions"]) > 1:
+                received = " + ".join(c["grad"]["text"] for c in step["contributions"]) + " = " + received
+            yield [str(number), node["label"], str(node["line"] or ""), received, sent]
+
+    HEADER = ["Step", "Node", "Line", "Gradient received", "Gradients sent"]
+
+    def table(self):
+        rows = [self.HEADER, *self.rows()]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(self.HEADER) - 1)]
+        return "\n".join("  ".join([*(c.ljust(w) for c, w in zip(r, widths)), r[-1]]).rstrip() for r in rows)
+
+    def _repr_html_(self):
+        def esc(text):
+            return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        head = "".join(f"<th>{h}</th>" for h in self.HEADER)
+        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self.rows())
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": self.table(), "text/html": self._repr_html_(), STEPS: self.data()}
+
+    def __repr__(self):
+        return self.table()
+
+
+def saved(fn):
+    """The tensors a node keeps for backward, read before backward frees them."""
+    found = []
+    if hasattr(fn, "_forward_cls"):
+        items = [(str(i), t) for i, t in enumerate(fn.saved_tensors)]
+    else:
+        items = [(a.removeprefix("_saved_"), getattr(fn, a)) for a in dir(fn) if a.startswith("_saved_")]
+    for name, value in items:
+        if isinstance(value, torch.Tensor):
+            found.append({"name": name, "shape": list(value.shape), "dtype": str(value.dtype).removeprefix("torch."),
+                          "bytes": value.numel() * value.element_size()})
+    return found
+
+
+def shape_text(shape):
+    return "×".join(map(str, shape)) or "scalar"
+
+
+def number(value):
+    return f"{value:.4g}" if math.isfinite(value) else str(value)
+
+
+def summary(tensor):
+    """A gradient as a reader sees it: its values when small, its norm and range otherwise."""
+    if tensor is None:
+        return None
+    t = tensor.detach().to("cpu", torch.float64)
+    if t.numel() <= SMALL:
+        values = t.tolist()
+        flat = t.flatten().tolist()
+        return {"shape": list(t.shape), "values": values, "text": nested_text(values),
+                "norm": math.sqrt(sum(v * v for v in flat)), "min": min(flat), "max": max(flat)}
+    low, high = torch.aminmax(t)
+    stats = {"shape": list(t.shape), "values": None, "norm": t.norm().item(), "min": low.item(), "max": high.item()}
+    stats["text"] = (f"{shape_text(t.shape)}, norm {number(stats['norm'])}, "
+                     f"from {number(stats['min'])} to {number(stats['max'])}")
+    return stats
+
+
+def nested_text(values):
+    if isinstance(values, list):
+        return "[" + ", ".join(nested_text(v) for v in values) + "]"
+    return number(values)

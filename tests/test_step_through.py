@@ -1,0 +1,263 @@
+"""`step_through` records PyTorch's real engine: every snippet that calls it, checked against a
+plain run of the same snippet observed with hooks of its own."""
+
+import builtins
+import contextlib
+import functools
+import io
+import runpy
+
+import pytest
+import torch
+from conftest import SNIPPETS, forget_snippet_modules, printed
+
+from snippet_engine.scrapers import STEPS
+
+EXAMPLES = sorted(p.relative_to(SNIPPETS).as_posix() for p in SNIPPETS.rglob("*.py")
+                  if "step_through(" in p.read_text(encoding="utf-8"))
+
+# The code on the line that created each node (the innermost line in the snippet's folder).
+CREATED_BY = {
+    "autograd_basics/watch_first_gradient.py": {
+        "AddBackward0": "y = x + 2", "PowBackward0": "z = 3 * y**2", "MulBackward0": "z = 3 * y**2",
+        "MeanBackward0": "out = z.mean()"},
+    "autograd_basics/watch_used_twice.py": {"MulBackward0": "y = x * x", "SumBackward0": "out = y.sum()"},
+    "computation_graph/watch_regression.py": {
+        "MmBackward0": "prediction = torch.tanh(x @ w + b)", "TanhBackward0": "prediction = torch.tanh(x @ w + b)",
+        "SubBackward0": "loss = ((prediction - target) ** 2).sum()"},
+    "custom_functions/watch_elu_mlp.py": {
+        "ELUFunctionBackward": "return ELUFunction.apply(z, self.alpha)", "MeanBackward0":
+        "loss = ((prediction - target) ** 2).mean()"},
+    "higher_order/watch_second_derivative.py": {
+        "PowBackward0": "(dy_dx,) = torch.autograd.grad(y, x, create_graph=True)"},
+}
+
+
+@pytest.fixture
+def anomaly_mode():
+    """Anomaly mode on, as the first import of autograd_steps in a process turns it, and afterwards
+    back as it was, for the other tests in this process."""
+    before = torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()
+    torch.autograd.set_detect_anomaly(True, check_nan=False)
+    yield
+    torch.autograd.set_detect_anomaly(*before)
+
+
+@functools.cache
+def recorded(runner, name):
+    """The steps the build recorded for a snippet (the engine's result, from its cache)."""
+    result = runner.run(SNIPPETS / name)
+    assert not result.error, result.describe()
+    (steps,) = [o["output"]["data"][STEPS] for o in result.outputs if STEPS in o["output"].get("data", {})]
+    return result, steps
+
+
+class Observed:
+    """A plain run of a snippet in which step_through(t) is t.backward() watched by hooks of the test's own."""
+
+    def __init__(self, name, monkeypatch, tmp_path):
+        import autograd_steps
+
+        self.order, self.saved = [], {}
+        monkeypatch.setattr(autograd_steps, "step_through", self.backward)
+        monkeypatch.chdir(tmp_path)
+        monkeypatch.syspath_prepend(str((SNIPPETS / name).parent))
+        monkeypatch.delattr(builtins, "display", raising=False)
+        forget_snippet_modules()
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.variables = runpy.run_path(str(SNIPPETS / name), run_name="__main__")
+        self.printed = out.getvalue()
+
+    def backward(self, output, gradient=None, **kwargs):
+        nodes, stack, handles = {}, [output.grad_fn], []
+        while stack:
+            fn = stack.pop()
+            if fn is None or id(fn) in nodes:
+                continue
+            nodes[id(fn)] = fn
+            handles.append(fn.register_prehook(lambda grads, fn=fn: self.order.append(type(fn).__name__)))
+            if hasattr(fn, "_forward_cls"):
+                self.saved[type(fn).__name__] = [t.clone() for t in fn.saved_tensors]
+            stack += [next_fn for next_fn, _ in fn.next_functions]
+        output.backward(gradient, **kwargs)
+        for handle in handles:
+            handle.remove()
+
+    def leaf(self, label):
+        """The tensor a leaf's label names: `x`, or `hidden.bias` for a parameter of `hidden`."""
+        owner, _, attribute = label.partition(".")
+        value = self.variables[owner]
+        return value.get_parameter(attribute) if attribute else value
+
+
+@pytest.fixture
+def observed(monkeypatch, tmp_path, anomaly_mode):
+    yield functools.partial(Observed, monkeypatch=monkeypatch, tmp_path=tmp_path)
+    forget_snippet_modules()
+
+
+def test_every_example_has_its_lines_checked():
+    assert EXAMPLES == sorted(CREATED_BY)
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_the_order_is_the_engines(name, runner, observed):
+    _, steps = recorded(runner, name)
+    plain = observed(name)
+    assert [steps["nodes"][s["node"]]["name"] for s in steps["steps"]] == plain.order
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_the_order_is_a_reverse_topological_order(name, runner):
+    _, steps = recorded(runner, name)
+    position = {s["node"]: i for i, s in enumerate(steps["steps"])}
+    assert len(position) == len(steps["steps"])  # each node runs once
+    for edge in steps["edges"]:
+        if edge["to"] in position:  # a node runs after every node that sends it a gradient
+            assert position[edge["from"]] < position[edge["to"]], edge
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_leaves_receive_their_grad(name, runner, observed):
+    _, steps = recorded(runner, name)
+    plain = observed(name)
+    leaves = [s for s in steps["steps"] if steps["nodes"][s["node"]]["kind"] == "leaf"]
+    assert leaves
+    for step in leaves:
+        grad = plain.leaf(steps["nodes"][step["node"]]["label"]).grad
+        got = step["received"]
+        assert got["shape"] == list(grad.shape)
+        assert got["norm"] == pytest.approx(grad.norm().item(), rel=1e-5)
+        assert got["min"] == pytest.approx(grad.min().item(), rel=1e-5, abs=1e-7)
+        if got["values"] is not None:
+            assert torch.allclose(torch.tensor(got["values"], dtype=grad.dtype), grad)
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_contributions_add_up_to_what_arrives(name, runner):
+    _, steps = recorded(runner, name)
+    for step in steps["steps"][1:]:  # the first step receives the output's own gradient
+        parts = [torch.tensor(c["grad"]["values"]) for c in step["contributions"] if c["grad"]["values"] is not None]
+        assert step["contributions"]
+        if len(parts) == len(step["contributions"]) and step["received"]["values"] is not None:
+            assert torch.allclose(sum(parts), torch.tensor(step["received"]["values"], dtype=parts[0].dtype))
+
+
+def test_a_value_used_twice_receives_the_sum_of_both_uses(runner):
+    _, steps = recorded(runner, "autograd_basics/watch_used_twice.py")
+    last = steps["steps"][-1]
+    assert steps["nodes"][last["node"]]["label"] == "x"
+    assert [c["grad"]["values"] for c in last["contributions"]] == [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
+    assert last["received"]["values"] == [2.0, 4.0, 6.0]
+    assert "[1, 2, 3] + [1, 2, 3] = [2, 4, 6]" in last["description"]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_each_node_names_the_line_that_created_it(name, runner):
+    _, steps = recorded(runner, name)
+    source = (SNIPPETS / name).read_text(encoding="utf-8").splitlines()
+    for node in steps["nodes"]:
+        if node["kind"] == "leaf":
+            assert node["where"] == [] and node["line"] is None
+            continue
+        innermost = node["where"][-1]
+        assert (SNIPPETS / name).parent.joinpath(innermost["file"]).read_text().splitlines()[
+            innermost["line"] - 1].strip() == innermost["code"]
+        assert node["line"] is None or source[node["line"] - 1].strip() in [f["code"] for f in node["where"]]
+        if node["name"] in CREATED_BY[name]:
+            assert innermost["code"].partition("  #")[0] == CREATED_BY[name][node["name"]], node["name"]
+    assert {n["name"] for n in steps["nodes"]} >= set(CREATED_BY[name])
+
+
+def test_a_node_made_inside_a_helper_module_names_both_lines(runner):
+    _, steps = recorded(runner, "custom_functions/watch_elu_mlp.py")
+    (elu,) = [n for n in steps["nodes"] if n["kind"] == "custom"]
+    assert [(f["file"], f["code"]) for f in elu["where"]] == [
+        ("watch_elu_mlp.py", "h = elu(z)  # one custom node: ELUFunction"),
+        ("elu.py", "return ELUFunction.apply(z, self.alpha)")]
+
+
+def test_the_custom_node_shows_what_its_forward_saved(runner, observed):
+    _, steps = recorded(runner, "custom_functions/watch_elu_mlp.py")
+    plain = observed("custom_functions/watch_elu_mlp.py")
+    (elu,) = [n for n in steps["nodes"] if n["kind"] == "custom"]
+    (saved_z,) = plain.saved["ELUFunctionBackward"]
+    assert torch.equal(saved_z, plain.variables["z"].detach())  # forward saved its input, z
+    assert elu["saved"] == [{"name": "0", "shape": list(saved_z.shape), "dtype": "float32",
+                             "bytes": saved_z.numel() * 4}]
+    assert elu["attributes"] == [{"name": "alpha", "value": "0.5"}]
+    (step,) = [s for s in steps["steps"] if s["node"] == elu["id"]]
+    assert "saved tensor 0 (2×4 float32, 32 bytes), ctx.alpha = 0.5" in step["description"]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_recording_does_not_change_what_the_snippet_prints(name, runner, observed):
+    result, _ = recorded(runner, name)
+    assert printed([o["output"] for o in result.outputs]) == observed(name).printed
+
+
+def test_a_plain_run_prints_the_steps_as_a_table(monkeypatch, tmp_path, anomaly_mode, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delattr(builtins, "display", raising=False)
+    runpy.run_path(str(SNIPPETS / "autograd_basics/watch_first_gradient.py"), run_name="__main__")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["Step", "Node", "Line", "Gradient", "received", "Gradients", "sent"]
+    assert lines[1].split()[:3] == ["1", "MeanBackward0", "8"]
+    assert lines[5].split()[:2] == ["5", "x"] and lines[5].endswith("[[4.5, 4.5], [4.5, 4.5]]")
+
+
+# What the chapters say about the recorded steps
+
+def step_values(steps):
+    """(node name, values received, values sent) of each step."""
+    return [(steps["nodes"][s["node"]]["name"], s["received"]["values"],
+             [sent["grad"]["values"] for sent in s["sent"]]) for s in steps["steps"]]
+
+
+def test_the_first_gradient_step_by_step(runner):
+    _, steps = recorded(runner, "autograd_basics/watch_first_gradient.py")
+    quarter, three_quarters, four_and_a_half = ([[v, v], [v, v]] for v in (0.25, 0.75, 4.5))
+    assert step_values(steps) == [
+        ("MeanBackward0", 1.0, [quarter]),
+        ("MulBackward0", quarter, [three_quarters]),
+        ("PowBackward0", three_quarters, [four_and_a_half]),
+        ("AddBackward0", four_and_a_half, [four_and_a_half]),
+        ("AccumulateGrad", four_and_a_half, []),
+    ]
+
+
+def test_accumulate_grad_runs_as_soon_as_it_is_ready(runner):
+    _, steps = recorded(runner, "computation_graph/watch_regression.py")
+    order = [steps["nodes"][s["node"]]["label"] for s in steps["steps"]]
+    assert order[4:8] == ["AddBackward0", "b", "MmBackward0", "w"]  # steps 5 to 8
+    b = torch.zeros(1, requires_grad=True)
+    assert (b * 2).grad_fn.next_functions[0][0]._sequence_nr() == 2**64 - 1
+
+
+def test_the_elu_node_in_the_small_mlp(runner, observed):
+    _, steps = recorded(runner, "custom_functions/watch_elu_mlp.py")
+    plain = observed("custom_functions/watch_elu_mlp.py")
+    number, step = next((i, s) for i, s in enumerate(steps["steps"], 1)
+                        if steps["nodes"][s["node"]]["kind"] == "custom")
+    assert number == 8 and steps["nodes"][step["node"]]["label"] == "ELUFunction (custom)"
+    z = plain.variables["z"].detach()
+    assert (z > 0).any() and (z <= 0).any()  # both cases of the prose happen
+    received, (sent,) = torch.tensor(step["received"]["values"]), step["sent"]
+    local = torch.where(z > 0, 1.0, 0.5 * torch.exp(z))
+    assert torch.allclose(torch.tensor(sent["grad"]["values"]), received * local)
+    assert (local[z <= 0] < 0.5).all()
+    names = {n["name"] for n in steps["nodes"]}
+    assert {"AddmmBackward0", "TBackward0"} <= names
+
+
+def test_backward_through_a_backward(runner):
+    result, steps = recorded(runner, "higher_order/watch_second_derivative.py")
+    line = next(n for n, text in enumerate((SNIPPETS / "higher_order/watch_second_derivative.py").read_text()
+                                           .splitlines(), 1) if "torch.autograd.grad(" in text)
+    ops = [n for n in steps["nodes"] if n["kind"] != "leaf"]
+    assert {n["line"] for n in ops} == {line}
+    assert [name for name, *_ in step_values(steps)] == ["MulBackward0", "MulBackward1", "PowBackward0",
+                                                         "AccumulateGrad"]
+    assert [sent for *_, sent in step_values(steps)] == [[1.0], [3.0], [12.0], []]
+    assert printed([o["output"] for o in result.outputs]) == "tensor(12., grad_fn=<MulBackward0>)\ntensor(12.)\n"
