@@ -1,0 +1,10 @@
+"""The first gradient again, with PyTorch's engine recorded as it runs backward."""
+import torch
+from autograd_steps import step_through
+
+x = torch.ones(2, 2, requires_grad=True)
+y = x + 2
+z = 3 * y**2
+out = z.mean()
+step_through(out)  # runs out.backward() and records each step of it
+print(x.grad)
