@@ -3,10 +3,11 @@
 Every snippet that calls `step_through(...)` runs in two ways, alternating,
 each `--repeats` times:
 
-  plain     `step_through(t)` is `t.backward()` and anomaly mode is off:
+  plain     `step_through(t)` is `t.backward()` and the snippet's
+            `torch.autograd.set_detect_anomaly(...)` block does nothing:
             the snippet as it would be without the recording
-  recorded  the real `autograd_steps` (anomaly mode on, hooks, summaries),
-            shown through `display()`
+  recorded  as written: anomaly mode on for the forward pass, then the
+            real `step_through` (hooks, summaries), shown through `display()`
 
 and is timed twice over:
 
@@ -28,31 +29,26 @@ import contextlib
 import io
 import json
 import os
-import runpy
 import statistics
 import sys
 import tempfile
-import types
-from pathlib import Path
 
 import torch
 
-import autograd_steps
 from common import ROOT, provenance, timed
 from snippet_engine.runner import Runner
 
 SNIPPETS = ROOT / "snippets"
 
 
-def plain_steps():
-    module = types.ModuleType("autograd_steps")
-    module.step_through = lambda output, gradient=None, **args: output.backward(gradient, **args)
-    return module
+PLAIN = """import contextlib, torch
+torch.autograd.set_detect_anomaly = lambda *args, **kwargs: contextlib.nullcontext()
+step_through = lambda output: output.backward()
+"""
 
 
 def plain_source(path):
-    source = path.read_text(encoding="utf-8").replace("from autograd_steps import step_through\n", "")
-    return "step_through = lambda output: output.backward()\n" + source
+    return PLAIN + path.read_text(encoding="utf-8").replace("from autograd_steps import step_through\n", "")
 
 
 def engine_seconds(runner, path, variant):
@@ -66,15 +62,16 @@ def engine_seconds(runner, path, variant):
 
 
 def compute_seconds(path, variant):
-    recorded = variant == "recorded"
-    torch.autograd.set_detect_anomaly(recorded, check_nan=False)
-    sys.modules["autograd_steps"] = autograd_steps if recorded else plain_steps()
+    source = path.read_text(encoding="utf-8") if variant == "recorded" else plain_source(path)
+    code = compile(source, str(path), "exec")
     builtins.display = lambda recording: recording._repr_mimebundle_()  # what the build's display() asks for
+    anomaly = torch.autograd.set_detect_anomaly
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            seconds, _ = timed(lambda: runpy.run_path(str(path), run_name="__main__"))
+            seconds, _ = timed(lambda: exec(code, {"__name__": "__main__", "__file__": str(path)}))
     finally:
         del builtins.display
+        torch.autograd.set_detect_anomaly = anomaly
         for name in [n for n, m in sys.modules.items() if str(getattr(m, "__file__", "")).startswith(str(path.parent))]:
             del sys.modules[name]  # the snippet's helper modules load again, as in a fresh run
     return seconds

@@ -6,9 +6,10 @@ engine itself:
 - the graph: every node (`grad_fn`) reachable from `loss`, its edges
   (`next_functions`), and for an `AccumulateGrad` the name the code gave
   its leaf (`x`, or `model.0.weight` for a parameter of `model`);
-- the line that created each node. Importing this module turns on anomaly
-  mode (without its NaN checks), in which every node keeps the Python
-  stack of the operation that created it (`node.metadata["traceback_"]`);
+- the line that created each node, for nodes made under anomaly mode
+  (`with torch.autograd.set_detect_anomaly(True, check_nan=False):`), in
+  which every node keeps the Python stack of the operation that created it
+  (`node.metadata["traceback_"]`);
 - the order in which the engine ran the nodes, seen by a pre-hook on each
   node, and the gradients that arrived at each node and that it sent on
   along each edge (seen by a hook on each node);
@@ -28,8 +29,6 @@ import os
 import re
 
 import torch
-
-torch.autograd.set_detect_anomaly(True, check_nan=False)
 
 STEPS = "application/vnd.snippet.steps+json"
 SMALL = 8  # tensors with at most this many elements are recorded value by value

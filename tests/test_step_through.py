@@ -33,16 +33,6 @@ CREATED_BY = {
 }
 
 
-@pytest.fixture
-def anomaly_mode():
-    """Anomaly mode on, as the first import of autograd_steps in a process turns it, and afterwards
-    back as it was, for the other tests in this process."""
-    before = torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()
-    torch.autograd.set_detect_anomaly(True, check_nan=False)
-    yield
-    torch.autograd.set_detect_anomaly(*before)
-
-
 @functools.cache
 def recorded(runner, name):
     """The steps the build recorded for a snippet (the engine's result, from its cache)."""
@@ -92,7 +82,7 @@ class Observed:
 
 
 @pytest.fixture
-def observed(monkeypatch, tmp_path, anomaly_mode):
+def observed(monkeypatch, tmp_path):
     yield functools.partial(Observed, monkeypatch=monkeypatch, tmp_path=tmp_path)
     forget_snippet_modules()
 
@@ -197,13 +187,13 @@ def test_recording_does_not_change_what_the_snippet_prints(name, runner, observe
     assert printed([o["output"] for o in result.outputs]) == observed(name).printed
 
 
-def test_a_plain_run_prints_the_steps_as_a_table(monkeypatch, tmp_path, anomaly_mode, capsys):
+def test_a_plain_run_prints_the_steps_as_a_table(monkeypatch, tmp_path, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delattr(builtins, "display", raising=False)
     runpy.run_path(str(SNIPPETS / "autograd_basics/watch_first_gradient.py"), run_name="__main__")
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["Step", "Node", "Line", "Gradient", "received", "Gradients", "sent"]
-    assert lines[1].split()[:3] == ["1", "MeanBackward0", "8"]
+    assert lines[1].split()[:3] == ["1", "MeanBackward0", "10"]
     assert lines[5].split()[:2] == ["5", "x"] and lines[5].endswith("[[4.5, 4.5], [4.5, 4.5]]")
 
 

@@ -2,9 +2,11 @@
 import torch
 from autograd_steps import step_through
 
-x = torch.ones(2, 2, requires_grad=True)
-y = x + 2
-z = 3 * y**2
-out = z.mean()
+# Anomaly mode: every node made in this block keeps the stack of the line that created it.
+with torch.autograd.set_detect_anomaly(True, check_nan=False):
+    x = torch.ones(2, 2, requires_grad=True)
+    y = x + 2
+    z = 3 * y**2
+    out = z.mean()
 step_through(out)  # runs out.backward() and records each step of it
 print(x.grad)

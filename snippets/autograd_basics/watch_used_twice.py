@@ -2,8 +2,9 @@
 import torch
 from autograd_steps import step_through
 
-x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-y = x * x  # x goes into MulBackward0 twice, once for each factor
-out = y.sum()
+with torch.autograd.set_detect_anomaly(True, check_nan=False):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * x  # x goes into MulBackward0 twice, once for each factor
+    out = y.sum()
 step_through(out)
 print(x.grad)  # d(x * x)/dx = x + x

@@ -9,8 +9,9 @@ hidden, elu, output = nn.Linear(3, 4), ELUCustom(alpha=0.5), nn.Linear(4, 1)
 x = torch.randn(2, 3)
 target = torch.randn(2, 1)
 
-z = hidden(x)
-h = elu(z)  # one custom node: ELUFunction
-prediction = output(h)
-loss = ((prediction - target) ** 2).mean()
+with torch.autograd.set_detect_anomaly(True, check_nan=False):
+    z = hidden(x)
+    h = elu(z)  # one custom node: ELUFunction
+    prediction = output(h)
+    loss = ((prediction - target) ** 2).mean()
 step_through(loss)
