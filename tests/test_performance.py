@@ -5,6 +5,7 @@ that it works and writes its schema, and the prose's reading of the committed
 data file is checked against that file.
 """
 
+import inspect
 import json
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from conftest import ROOT, kind
 
 BENCH = ROOT / "bench" / "elu_performance.py"
 DATA = ROOT / "bench" / "results" / "elu_performance.json"
+PAGE = ROOT / "docs" / "performance.md"
 VARIANTS = ["composite", "ELUFunction", "F.elu", "torch.compile(composite)", "FusedELUFunction"]
 COMPILED = ["torch.compile(composite)", "FusedELUFunction"]
 
@@ -60,11 +62,40 @@ def test_the_prose_reading_of_the_committed_timings():
     assert all(t[name] >= limit for name in VARIANTS), "nothing beats the limit"
     assert all(1.5 < t["F.elu"] / t[name] < 3 for name in COMPILED), "F.elu about twice as long"
     assert all(t[slow] > 10 * t[fast] for slow in ("composite", "ELUFunction") for fast in COMPILED)
-    assert t["FusedELUFunction"] < 1.3 * t["F.elu"], "the chapter's target"
     assert 0.35 < t["FusedELUFunction"] / t["F.elu"] < 0.7, "about half of F.elu's time"
     bandwidth = data["copy"]["bytes_per_second"]
     assert all(k["min_bytes_per_element"] * data["numel"] / k["median_seconds"] < bandwidth
                for k in data["kernels"]), "no single eager kernel is memory-bound"
+
+
+def page_text():
+    """The chapter's prose on one line, so that a phrase can be found across line breaks."""
+    return " ".join(PAGE.read_text().split())
+
+
+def test_the_prose_figures_for_elu_function_are_the_data_file_s():
+    data = json.loads(DATA.read_text())
+    t = {v["name"]: v["median_seconds"] for v in data["variants"]}
+    saved = {v["name"]: v["saved_bytes"] for v in data["variants"]}
+    text = page_text()
+    less = 1 - saved["ELUFunction"] / saved["composite"]
+    assert f"saves {less:.0%} less memory" in text and less == pytest.approx(0.2)
+    ratios = f"(1× the input against the composite's {saved['composite'] / data['input_bytes']:.2f}×)"
+    assert ratios in text
+    assert f"`ELUFunction` is {t['composite'] / t['ELUFunction']:.1f} times as fast as the composite" in text
+    assert 9 < t["ELUFunction"] / t["F.elu"] < 10 and "more than nine times slower than `F.elu`" in text
+
+
+def test_the_page_sets_no_target_it_does_not_define():
+    assert "target" not in page_text()
+
+
+def test_fused_functions_are_written_in_the_pytorch_2_style(chapter):
+    for snippet, name in [("fused_elu.py", "FusedELUFunction"),
+                          ("solution_fused_saves_output.py", "FusedELUSavesOutput")]:
+        function = chapter.run(snippet)[name]
+        assert list(inspect.signature(function.forward).parameters) == ["z", "alpha"], "forward takes no ctx"
+        assert "setup_context" in vars(function)
 
 
 def test_results_snippet_prints_the_data_file(chapter):

@@ -20,10 +20,14 @@ class FusedELUFunction(autograd.Function):
     """ELUFunction with its two halves compiled; still saves only z."""
 
     @staticmethod
-    def forward(ctx, z: Tensor, alpha: float) -> Tensor:
+    def forward(z: Tensor, alpha: float) -> Tensor:
+        return elu_kernel(z, alpha)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        z, alpha = inputs
         ctx.save_for_backward(z)
         ctx.alpha = alpha
-        return elu_kernel(z, alpha)
 
     @staticmethod
     def backward(ctx, grad_output: Tensor):

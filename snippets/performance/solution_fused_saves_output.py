@@ -13,11 +13,13 @@ def elu_backward_from_output(grad, y, alpha: float):
 
 class FusedELUSavesOutput(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, z, alpha):
-        y = elu_kernel(z, alpha)
-        ctx.save_for_backward(y)
-        ctx.alpha = alpha
-        return y
+    def forward(z, alpha):
+        return elu_kernel(z, alpha)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)  # the output, not the input z
+        ctx.alpha = inputs[1]
 
     @staticmethod
     def backward(ctx, grad_output):
