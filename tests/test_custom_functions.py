@@ -1,6 +1,7 @@
 """Claims of the chapter 'Custom autograd Functions' (docs/custom_functions.md)."""
 
 import copy
+import inspect
 import math
 from collections import Counter
 
@@ -98,9 +99,16 @@ def test_same_values_as_the_composite(chapter):
 
 def test_gradcheck_and_gradgradcheck_pass_in_float64_and_gradcheck_fails_in_float32(chapter, elu):
     ns = chapter.run("check_elu_function.py")
-    z64 = torch.randn(20, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
-    assert z64.abs().min() > 1e-3, "the checked inputs stay away from the kink at 0"
-    assert "gradcheck: True\ngradgradcheck: True\n" in chapter.shown("check_elu_function.py")
+    z64 = ns["z64"]
+    assert z64.dtype == torch.float64 and z64.abs().min() >= 0.1, "the checked inputs are pushed off the kink at 0"
+    shown = chapter.shown("check_elu_function.py", "gradcheck")
+    assert shown == f"smallest |z|: {z64.abs().min().item():.3f}\ngradcheck: True\ngradgradcheck: True\n"
+    assert float(shown.split()[2]) >= 0.1
+    assert inspect.signature(torch.autograd.gradcheck).parameters["eps"].default == 1e-6, "the step on the page"
+    at_the_kink = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+    assert not torch.autograd.gradcheck(ns["elu"], (at_the_kink,), raise_exception=False), \
+        "finite differences straddling z = 0 measure neither slope"
+    assert torch.autograd.gradcheck(ns["elu"], (at_the_kink + 0.1,), raise_exception=False)
     z32 = torch.randn(20, requires_grad=True)
     with pytest.warns(UserWarning, match="not a double precision"):
         assert not torch.autograd.gradcheck(ns["elu"], (z32,), raise_exception=False)
@@ -114,6 +122,25 @@ def test_exact_agreement_with_the_composite_and_last_bits_with_f_elu(chapter):
     out_diff = (outs["F.elu"] - outs["ELUFunction"]).abs().max()
     grad_diff = (grads["F.elu"] - grads["ELUFunction"]).abs().max()
     assert 0 < out_diff < 1e-6 and 0 < grad_diff < 1e-6
+
+
+def test_the_gradients_agree_exactly_only_because_alpha_is_a_power_of_two(chapter):
+    ns = chapter.run("check_elu_function.py")
+    z, grad_output, ELUFunction, elu_forward = ns["z"], ns["grad_output"], ns["ELUFunction"], ns["elu_forward"]
+    exp = torch.exp(z.detach())
+    for alpha in (0.3, 0.01):
+        ours, composite = ELUFunction.apply(z, alpha), elu_forward(z, alpha)
+        assert torch.equal(ours, composite), "the same forward code"
+        (our_grad,) = torch.autograd.grad(ours, z, grad_output)
+        (composite_grad,) = torch.autograd.grad(composite, z, grad_output)
+        assert 0 < (our_grad - composite_grad).abs().max() < 1e-6, "the last bits of float32"
+        # The two orders of the multiplication, as the two backward passes do them:
+        assert not torch.equal((grad_output * alpha) * exp, grad_output * (alpha * exp))
+    assert torch.equal((grad_output * 0.5) * exp, grad_output * (0.5 * exp)), "a power of two rounds nothing"
+    lines = chapter.shown("check_elu_function.py", "other_alpha").splitlines()
+    assert [line.split(":")[0] for line in lines] == ["alpha =  0.5", "alpha =  0.3", "alpha = 0.01"]
+    assert lines[0].endswith("outputs differ by 0.0e+00, gradients by 0.0e+00")
+    assert all("outputs differ by 0.0e+00" in line and not line.endswith("gradients by 0.0e+00") for line in lines[1:])
 
 
 def test_saved_bytes_are_1_25_the_input_for_the_composite_and_1_for_the_others(chapter):

@@ -7,15 +7,17 @@ from torch.autograd import gradcheck, gradgradcheck
 
 # --8<-- [start:gradcheck]
 torch.manual_seed(0)
-z = torch.randn(20, dtype=torch.float64, requires_grad=True)
+z64 = torch.randn(20, dtype=torch.float64)
+z64 = (z64 + 0.1 * z64.sign()).requires_grad_()  # |z| >= 0.1: off the kink
 
 
 def elu(z):
     return ELUFunction.apply(z, 0.5)
 
 
-print("gradcheck:", gradcheck(elu, (z,)))
-print("gradgradcheck:", gradgradcheck(elu, (z,)))
+print("smallest |z|:", f"{z64.abs().min().item():.3f}")
+print("gradcheck:", gradcheck(elu, (z64,)))
+print("gradgradcheck:", gradgradcheck(elu, (z64,)))
 # --8<-- [end:gradcheck]
 
 # --8<-- [start:agreement]
@@ -36,3 +38,15 @@ for name in ["composite", "F.elu"]:
     print(f"ELUFunction vs {name:9}: outputs differ by {out_diff:.1e},"
           f" gradients by {grad_diff:.1e}")
 # --8<-- [end:agreement]
+
+# --8<-- [start:other_alpha]
+for alpha in [0.5, 0.3, 0.01]:
+    ours = ELUFunction.apply(z, alpha)
+    composite = elu_forward(z, alpha)
+    (our_grad,) = torch.autograd.grad(ours, z, grad_output)
+    (composite_grad,) = torch.autograd.grad(composite, z, grad_output)
+    out_diff = (composite - ours).abs().max().item()
+    grad_diff = (composite_grad - our_grad).abs().max().item()
+    print(f"alpha = {alpha:4}: outputs differ by {out_diff:.1e},"
+          f" gradients by {grad_diff:.1e}")
+# --8<-- [end:other_alpha]
