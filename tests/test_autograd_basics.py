@@ -1,11 +1,19 @@
 """Claims of the chapter 'Autograd basics' (docs/autograd_basics.md)."""
 
 import math
+import re
+from collections import Counter
+from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import graphs, kind, warnings_in
+import torchgen
+import yaml
+from conftest import ROOT, graphs, kind, warnings_in
+
+PAGE = ROOT / "docs" / "autograd_basics.md"
+NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5}
 
 NON_LEAF_WARNING = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
 
@@ -31,6 +39,73 @@ def test_the_page_shows_the_printed_gradient_and_the_graph(chapter):
     # The prose reads the picture top down as the forward pass: arrows run from x to out.
     chain = ["x (2, 2)", "AccumulateGrad", "AddBackward0", "PowBackward0", "MulBackward0", "MeanBackward0", "()"]
     assert sorted(graph["edges"]) == sorted(map(list, zip(chain, chain[1:])))
+
+
+def test_the_number_of_operations_is_the_number_of_operation_nodes(chapter):
+    (graph,) = graphs(chapter.outputs("first_gradient.py"))
+    operations = [node for node in graph["nodes"] if node.endswith("Backward0")]
+    assert sorted(operations) == ["AddBackward0", "MeanBackward0", "MulBackward0", "PowBackward0"]
+    (word,) = re.findall(r"tensor of ones, and (\w+) operations", " ".join(PAGE.read_text().split()))
+    assert NUMBERS[word] == len(operations)
+
+
+def saves_a_tensor(node):
+    """Whether a built-in node holds a tensor saved for backward (its `_saved_*` attributes)."""
+    return any(isinstance(getattr(node, name), torch.Tensor) for name in dir(node) if name.startswith("_saved_"))
+
+
+def test_a_second_backward_works_where_no_node_saved_a_tensor(chapter):
+    ns = chapter.run("retain_graph.py")
+    assert torch.equal(ns["t"].grad, torch.full((2, 2), 2.0)), "two passes of 1 each, no error"
+    assert chapter.shown("retain_graph.py", "nothing_saved") == f"{torch.full((2, 2), 2.0)}\n"
+    t = torch.ones(2, 2, requires_grad=True)
+    nodes = list(walk((t + 2).sum().grad_fn))
+    assert [n.name() for n in nodes] == ["SumBackward0", "AddBackward0", "torch::autograd::AccumulateGrad"]
+    assert not any(saves_a_tensor(n) for n in nodes)
+    pow_graph = list(walk((3 * (t + 2) ** 2).mean().grad_fn))
+    assert any(saves_a_tensor(n) for n in pow_graph if n.name() == "PowBackward0"), "the graph that fails saved y"
+    # What backward() frees is the saved tensors, not the nodes.
+    ns = chapter.run("retain_graph.py")
+    assert ns["total"].grad_fn.name() == "SumBackward0"
+    out = (3 * (t + 2) ** 2).mean()
+    out.backward()
+    (power,) = [n for n in walk(out.grad_fn) if n.name() == "PowBackward0"]
+    with pytest.raises(RuntimeError, match="after they have already been freed"):
+        power._saved_self
+
+
+def backward_node_names():
+    """The name PyTorch's code generator gives the node of each overload listed in derivatives.yaml:
+    the operation's name in CamelCase (in-place `_` dropped), `Backward`, and how many earlier
+    entries had that name."""
+    listed = yaml.safe_load((Path(torchgen.__file__).parent / "packaged/autograd/derivatives.yaml").read_text())
+    counter, names = Counter(), {}
+    for entry in listed:
+        overload = entry["name"].split("(")[0]
+        prefix = "".join(part.title() for part in overload.split(".")[0].split("_")) + "Backward"
+        names[overload] = f"{prefix}{counter[prefix]}"
+        counter[prefix] += 1
+    return names
+
+
+def test_the_suffix_of_a_node_name_is_the_overload_it_was_made_for(chapter):
+    names = backward_node_names()
+    overloads = {"x.sum()": "sum", "x.sum(0)": "sum.dim_IntList", "x ** 2": "pow.Tensor_Scalar",
+                 "x ** e": "pow.Tensor_Tensor", "2 ** x": "pow.Scalar", "row.squeeze()": "squeeze",
+                 "row.squeeze(0)": "squeeze.dim", "row.clone().squeeze_(0)": "squeeze_.dim"}
+    shown = (chapter.shown("node_name_suffixes.py", "sum_and_pow")
+             + chapter.shown("node_name_suffixes.py", "squeeze")).splitlines()
+    printed_names = dict(line.rsplit(None, 1) for line in shown)
+    printed_names = {code.strip(): name for code, name in printed_names.items()}
+    for code, overload in overloads.items():
+        assert printed_names[code] == names[overload], code
+    assert len({printed_names[c] for c in ("x.sum()", "x.sum(0)")}) == 2, "one operation, two suffixes"
+    squeezes = [o for o in names if o.split(".")[0] in ("squeeze", "squeeze_")]
+    assert squeezes == ["squeeze", "squeeze.dim", "squeeze.dims", "squeeze_", "squeeze_.dim", "squeeze_.dims"]
+    assert squeezes.index("squeeze_.dim") == 4, "the fifth entry"
+    assert printed_names["torch.ones(8) @ W"] == names["squeeze_.dim"] == "SqueezeBackward4"
+    (graph,) = graphs(chapter.outputs("one_layer_network.py"))
+    assert ["MmBackward0", "SqueezeBackward4"] in graph["edges"], "the node of the page's graph"
 
 
 def test_leaves_have_no_grad_fn_and_only_tracked_leaves_get_a_grad(chapter):
