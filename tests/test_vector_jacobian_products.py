@@ -1,7 +1,9 @@
 """Claims of the chapter 'Vector-Jacobian products' (docs/vector_jacobian_products.md)."""
 
+import inspect
+
 import torch
-from conftest import ROOT
+from conftest import ROOT, graphs
 from torch.autograd.functional import jacobian
 
 LOG_GRAD = torch.tensor([[3.0, 1.0, 0.0], [1.0, 0.0, 1 / 6]])  # v / x, worked out by hand
@@ -98,3 +100,50 @@ def test_solution_jacobian_from_vjps(chapter):
     ns = chapter.run("solution_jacobian_from_vjps.py")
     assert ns["J"].tolist() == [[2.0, 0.0], [2.0, 20.0], [0.0, 3.0]]
     assert len(ns["rows"]) == 3
+
+
+def test_writing_into_an_empty_tensor_records_a_chain_of_copy_slices(chapter):
+    ns = chapter.run("three_outputs_written_in.py")
+    x, y = ns["x"], ns["y"]
+    assert x.grad.tolist() == [4.0, 23.0], "the same VJP as with torch.stack"
+    assert torch.equal(y.detach(), chapter.run("three_outputs_vjp.py")["y"].detach())
+    shown = chapter.shown("three_outputs_written_in.py", "write").splitlines()
+    assert shown[:2] == ["False None", "True CopySlices"], "empty: untracked; after one write: a CopySlices"
+    assert shown[2] == "tensor([ 1., 21.,  6.], grad_fn=<CopySlices>)"
+    (graph,) = graphs(chapter.outputs("three_outputs_written_in.py", "graph"))
+    assert graph["nodes"].count("CopySlices") == 3
+    assert graph["edges"].count(["CopySlices", "CopySlices"]) == 2, "three writes, chained"
+    assert chapter.shown("three_outputs_written_in.py", "backward") == "tensor([ 4., 23.])\n"
+
+
+def test_copy_slices_sends_entry_i_to_the_value_and_the_rest_to_the_write_before():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.empty(3)
+    y[0] = x[0] ** 2
+    first = y.grad_fn
+    y[1] = x[0] ** 2 + 5 * x[1] ** 2
+    y[2] = 3 * x[1]
+    last = y.grad_fn
+    sent = {}
+    last.register_hook(lambda grad_inputs, grad_outputs: sent.update(last=grad_inputs))
+    first.register_hook(lambda grad_inputs, grad_outputs: sent.update(first=grad_inputs))
+    assert type(last).__name__ == "CopySlices"
+    assert [n.name() for n, _ in last.next_functions] == ["torch::autograd::CopySlices", "MulBackward0"]
+    assert first.next_functions[0][0] is None, "the empty tensor is not tracked"
+    y.backward(torch.tensor([1.0, 2.0, 3.0]))
+    to_before, to_value = sent["last"]
+    assert to_before.tolist() == [1.0, 2.0, 0.0] and to_value.item() == 3.0
+    assert sent["first"][1].item() == 1.0
+
+
+def test_torch_autograd_backward_is_behind_backward_and_adds_several_vjps(chapter):
+    assert "torch.autograd.backward(" in inspect.getsource(torch.Tensor.backward)
+    assert list(inspect.signature(torch.autograd.backward).parameters)[:2] == ["tensors", "grad_tensors"]
+    one = chapter.shown("functional_backward.py", "one")
+    assert one == chapter.shown("three_apis.py", "backward"), "the same as y.backward(v)"
+    ns = chapter.run("functional_backward.py")
+    x, v, w = ns["x"].detach(), ns["v"], ns["w"]
+    by_parts = [torch.autograd.functional.vjp(f, x, u)[1] for f, u in ((torch.log, v), (torch.square, w))]
+    assert torch.allclose(ns["x"].grad, by_parts[0] + by_parts[1]), "the sum of the two VJPs"
+    assert torch.allclose(by_parts[1], 2 * x)
+    assert chapter.shown("functional_backward.py", "two").endswith("True\n")
