@@ -1,5 +1,6 @@
 """Claims of the chapter 'Gradient reversal' (docs/gradient_reversal.md)."""
 
+import inspect
 import math
 
 import pytest
@@ -52,3 +53,13 @@ def test_solution_lambda_schedule(chapter):
     assert ns["reversal"].lambd == schedule(1.0)
     lines = chapter.shown("solution_lambda_schedule.py", None).splitlines()
     assert lines[0] == "step    0: lambda = 0.0000" and lines[-1] == "step  999: lambda = 0.9999"
+
+
+def test_grad_reverse_is_written_in_the_pytorch_2_style_and_works_under_torch_func(chapter):
+    GradReverse = chapter.run("grad_reverse.py")["GradReverse"]
+    assert list(inspect.signature(GradReverse.forward).parameters) == ["x", "lambd"], "forward takes no ctx"
+    assert "setup_context" in vars(GradReverse)
+    y = GradReverse.apply(torch.ones(2, requires_grad=True), 0.3)
+    assert y.grad_fn.saved_tensors == (), "lambda alone is kept: no tensor is saved"
+    x = torch.tensor([1.0, -2.0, 3.0])
+    assert torch.equal(torch.func.grad(lambda x: GradReverse.apply(x, 0.3).sum())(x), torch.full((3,), -0.3))

@@ -6,9 +6,12 @@ from torch import Tensor, autograd, nn
 # --8<-- [start:function]
 class GradReverse(autograd.Function):
     @staticmethod
-    def forward(ctx, x: Tensor, lambd: float) -> Tensor:
-        ctx.lambd = lambd
+    def forward(x: Tensor, lambd: float) -> Tensor:
         return x.view_as(x)  # the same values, in a new tensor this node owns
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        _, ctx.lambd = inputs  # backward needs lambda only, not x
 
     @staticmethod
     def backward(ctx, grad_output: Tensor):
