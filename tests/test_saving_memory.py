@@ -1,0 +1,257 @@
+"""Claims of the chapter 'Saving memory' (docs/saving_memory.md).
+
+Timings are never measured here: the benchmark runs once on tiny sizes to check
+that it works and writes its schema, and the prose's reading of the committed
+data file is checked against that file. Byte counts are exact and are checked
+against what the model's shapes predict.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+from conftest import ROOT, kind
+
+BENCH = ROOT / "bench" / "saving_memory.py"
+DATA = ROOT / "bench" / "results" / "saving_memory.json"
+VARIANTS = ["plain", "checkpoint each block", "save_on_cpu", "pack to bfloat16", "pack to float16"]
+HOOKED = ["save_on_cpu", "pack to bfloat16", "pack to float16"]
+# Stored besides the activations: cross_entropy's (batch, 10) float32 log-probabilities,
+# saved by log_softmax and by nll_loss and counted once, and nll_loss's float32 total weight.
+LOSS_BYTES = {128: 128 * 10 * 4 + 4, 8: 8 * 10 * 4 + 4}
+
+
+def expected_bytes(depth, batch):
+    """What the shapes predict: per block the Linear stores its input (the first one: the
+    batch, not counted) and the ELU its input; the head stores its input."""
+    activation = batch * 1024 * 4
+    plain = (2 * depth) * activation + LOSS_BYTES[batch]
+    # Packed to 2 bytes a value, the log-probabilities are converted twice: two copies.
+    half = depth * activation + 2 * (batch * 10 * 2) + 2
+    return {"plain": plain, "checkpoint each block": plain - depth * activation,
+            "save_on_cpu": plain, "pack to bfloat16": half, "pack to float16": half}
+
+
+def check_schema(data):
+    assert set(data["provenance"]) == {"cpu", "cores", "threads", "torch", "python", "date", "command"}
+    assert data["provenance"]["command"].startswith("python bench/saving_memory.py")
+    assert data["baseline"] == "plain" and data["dtype"] == "float32"
+    assert data["activation_bytes"] == data["batch"] * 1024 * 4
+    assert [v["name"] for v in data["variants"]] == VARIANTS
+    saved = {v["name"]: v["saved_bytes"] for v in data["variants"]}
+    assert saved == expected_bytes(data["model"]["depth"], data["batch"])
+    for v in data["variants"]:
+        assert v["saved_bytes_by_device"] == {"cpu": v["saved_bytes"]}
+        assert len(v["round_medians"]) == data["rounds"]
+        assert v["median_seconds"] > 0 and v["loss_equal"]
+    exact = {v["name"]: v["gradients_equal"] for v in data["variants"]}
+    assert exact == {"plain": True, "checkpoint each block": True, "save_on_cpu": True,
+                     "pack to bfloat16": False, "pack to float16": False}
+    plain = data["variants"][0]
+    assert plain["median_ratio_to_plain"] == 1.0 and plain["max_relative_gradient_error"] == 0
+
+
+def test_benchmark_runs_and_writes_its_schema(tmp_path):
+    output = tmp_path / "saving.json"
+    args = ["--depth", "2", "--batch", "8", "--rounds", "2", "--steps", "1", "--output", str(output)]
+    done = subprocess.run([sys.executable, BENCH, *args], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(output.read_text())
+    check_schema(data)
+    assert data["model"]["depth"] == 2 and data["batch"] == 8 and data["rounds"] == 2
+    assert data["provenance"]["threads"] == 1 and data["provenance"]["torch"] == torch.__version__
+    assert data["provenance"]["command"].endswith(" ".join(args))
+
+
+def test_committed_data_file_has_the_schema_and_the_page_sizes():
+    data = json.loads(DATA.read_text())
+    check_schema(data)
+    assert data["model"] == {"depth": 8, "inputs": 512, "width": 1024, "classes": 10,
+                             "parameter_bytes": 31_531_048}
+    assert data["batch"] == 128 and data["rounds"] == 41 and data["steps_per_round"] == 1
+    assert data["provenance"]["threads"] == 1
+
+
+def test_the_prose_reading_of_the_committed_data():
+    data = json.loads(DATA.read_text())
+    v = {x["name"]: x for x in data["variants"]}
+    ratio = {name: x["median_ratio_to_plain"] for name, x in v.items()}
+    memory = {name: x["saved_bytes"] / v["plain"]["saved_bytes"] for name, x in v.items()}
+    # "checkpointing halves the bytes and costs the most time, about 1.4x a plain step"
+    assert memory["checkpoint each block"] == pytest.approx(0.5, abs=0.005)
+    assert ratio["checkpoint each block"] == max(ratio.values())
+    assert 1.3 < ratio["checkpoint each block"] < 1.5
+    # "save_on_cpu stores as much as plain on a CPU-only machine"
+    assert memory["save_on_cpu"] == 1.0
+    # "the three hooked variants are within 10 % of a plain step in this run"
+    assert all(0.9 < ratio[name] < 1.1 for name in HOOKED)
+    # "compression halves the bytes; float16 errs about ten times less than bfloat16"
+    assert memory["pack to bfloat16"] == memory["pack to float16"] == pytest.approx(0.5, abs=0.005)
+    error = {name: x["max_relative_gradient_error"] for name, x in v.items()}
+    assert 7 < error["pack to bfloat16"] / error["pack to float16"] < 13
+    assert error["pack to bfloat16"] < torch.finfo(torch.bfloat16).eps
+    assert error["pack to float16"] < torch.finfo(torch.float16).eps
+
+
+def test_results_snippet_prints_the_data_file(chapter):
+    data = json.loads(DATA.read_text())
+    table = chapter.shown("benchmark_results.py", "table").splitlines()
+    assert len(table) == 4 + len(VARIANTS)
+    assert f"one activation is {data['activation_bytes']:,} bytes" in table[0]
+    for line, v in zip(table[4:], data["variants"]):
+        assert line.startswith(v["name"]) and f"{v['saved_bytes']:,}" in line
+        assert f"{v['median_ratio_to_plain']:.2f}" in line and f"{v['max_relative_gradient_error']:.1e}" in line
+    provenance = chapter.shown("benchmark_results.py", "provenance")
+    assert all(str(value) in provenance for value in data["provenance"].values())
+    result = chapter.result("benchmark_results.py")
+    assert [kind(o) for o in result.select()].count("figure") == 1
+    assert str(DATA) in map(str, result.deps), "the page rebuilds when the data file changes"
+
+
+def test_count_of_the_plain_model(chapter):
+    lines = chapter.shown("count_saved.py", "count").splitlines()
+    assert lines == [
+        "pack hook calls: 29",
+        "stored for backward, parameters and inputs not counted: 18 tensors, 8,393,732 bytes",
+        "   16 x   524,288 bytes",
+        "    1 x     5,120 bytes",
+        "    1 x         4 bytes",
+        "one activation, 128 x 1024 float32: 524,288 bytes",
+        "the parameters, for comparison: 31,531,048 bytes",
+    ]
+    ns = chapter.run("count_saved.py")
+    assert ns["saved"].nbytes() == expected_bytes(8, 128)["plain"]
+    assert ns["parameter_bytes"] == sum(p.numel() * 4 for p in ns["model"].parameters())
+
+
+def test_the_counter_counts_a_storage_once(chapter):
+    ns = chapter.run("saved_bytes.py")
+    t = torch.randn(10, 10, requires_grad=True)
+    with ns["SavedBytes"]() as saved:
+        (t * t).sum()  # mul saves t twice
+        t.t().exp()  # exp saves its output; a view of t is not saved
+        (t[:5] * 2.0).sum()  # mul by a number saves nothing
+        t[:5].sin()  # sin saves its input, a view of t
+    assert saved.packs == 4 and saved.nbytes() == 400 + 400
+
+
+def test_checkpoint_stores_half_recomputes_and_gives_identical_gradients(chapter):
+    assert chapter.shown("checkpoint_blocks.py", "checkpoint").splitlines() == [
+        "stored: 10 tensors, 4,199,428 bytes (0.50 x plain)",
+        "after forward:  8 block forwards started, 8 finished",
+        "after backward: 16 block forwards started, 8 finished",
+        "loss identical to the plain model's: True",
+        "gradients identical to the plain model's: True",
+    ]
+    ns = chapter.run("checkpoint_blocks.py")
+    assert all(torch.equal(g, p) for g, p in zip(ns["grads"], ns["plain_grads"]))
+    assert ns["saved"].nbytes() == expected_bytes(8, 128)["checkpoint each block"]
+
+
+def test_save_on_cpu_keeps_the_same_tensor_on_a_cpu(chapter):
+    assert chapter.shown("offload_save_on_cpu.py", "hooks").splitlines() == [
+        "stored on: cpu | the same tensor as t: True",
+        "unpacked back to: cpu | still t: True",
+    ]
+    assert chapter.shown("offload_save_on_cpu.py", "model").splitlines() == [
+        "stored on cpu: 8,393,732 bytes",
+        "stored on cuda: 0 bytes",
+        "plain model, for comparison: 8,393,732 bytes",
+        "gradients identical to the plain model's: True",
+    ]
+
+
+def test_compression_halves_the_bytes_and_the_measured_error(chapter):
+    lines = chapter.shown("compress_saved.py", "compress").splitlines()
+    assert lines[0].split() == ["stored", "as", "bytes", "x", "plain", "same", "loss", "gradient", "error"]
+    ns = chapter.run("compress_saved.py")
+    half = expected_bytes(8, 128)["pack to bfloat16"]
+    errors = {}
+    for line, dtype in zip(lines[1:], ("bfloat16", "float16")):
+        name, nbytes, ratio, same_loss, error = line.split()
+        assert (name, nbytes, ratio, same_loss) == (dtype, f"{half:,}", "0.50", "True")
+        errors[dtype] = float(error)
+    # the same errors as the benchmark's run of the same model (to the printed digits)
+    data = json.loads(DATA.read_text())
+    measured = {v["name"]: v["max_relative_gradient_error"] for v in data["variants"]}
+    assert errors["bfloat16"] == pytest.approx(measured["pack to bfloat16"], rel=0.05)
+    assert errors["float16"] == pytest.approx(measured["pack to float16"], rel=0.05)
+    roundoff = chapter.shown("compress_saved.py", "roundoff").splitlines()
+    assert roundoff == ["bfloat16  relative rounding error at most 3.9e-03",
+                        "float16   relative rounding error at most 4.9e-04"]
+    # "of the order of each format's rounding error", "8 bits for bfloat16, 11 for float16"
+    assert 2**-8 / 10 < errors["bfloat16"] <= 2**-8 * 1.1 and 2**-11 / 10 < errors["float16"] <= 2**-11 * 1.1
+    assert torch.finfo(torch.bfloat16).eps == 2**-7 and torch.finfo(torch.float16).eps == 2**-10
+    assert torch.finfo(torch.float16).max == 65504 and torch.finfo(torch.bfloat16).max > 3e38
+    assert ns["relative_error"](ns["plain_grads"], ns["plain_grads"]) == 0
+
+
+def test_compressing_hooks_leave_parameters_and_other_dtypes_alone(chapter):
+    ns = chapter.run("compressed_saving.py")
+    w = torch.randn(3, 3)
+    pack, unpack = ns["compressing_hooks"](torch.bfloat16, exclude=[w])
+    assert pack(w)[1] is w and pack(w.t())[1].data_ptr() == w.data_ptr()
+    labels = torch.arange(3)
+    assert pack(labels)[1] is labels
+    a = torch.randn(3, 3)
+    stored = pack(a)[1]
+    assert stored.dtype == torch.bfloat16 and unpack(pack(a)).dtype == torch.float32
+
+
+def test_solution_every_other_block(chapter):
+    lines = chapter.shown("solution_every_other_block.py").splitlines()
+    plain = expected_bytes(8, 128)["plain"]
+    predicted = plain - 4 * 128 * 1024 * 4
+    assert lines == [f"predicted {predicted:,} bytes, counted {predicted:,} bytes",
+                     f"{predicted / plain:.2f} x plain",
+                     "gradients identical to the plain model's: True"]
+
+
+def test_solution_count_by_op(chapter):
+    lines = chapter.shown("solution_count_by_op.py").splitlines()
+    parameters = 7 * 1024 * 1024 * 4 + 1024 * 10 * 4  # weights the first layer's input needs none of
+    linear_bytes = 128 * 512 * 4 + parameters + 8 * 128 * 1024 * 4
+    assert [line.split() for line in lines] == [
+        ["operation", "packs", "storages", "bytes"],
+        ["linear", "17", "17", f"{linear_bytes:,}"],
+        ["elu", "8", "8", f"{8 * 128 * 1024 * 4:,}"],
+        ["cross_entropy", "4", "3", f"{128 * 10 * 4 + 128 * 8 + 4:,}"],
+    ]
+
+
+def test_parameters_are_almost_four_times_the_activations(chapter):
+    ns = chapter.run("count_saved.py")
+    assert 3.5 < ns["parameter_bytes"] / ns["saved"].nbytes() < 4
+
+
+def test_a_forward_pass_is_about_a_third_of_the_arithmetic():
+    """Multiply-adds of the Linear layers: forward x @ W.T; backward the weight's gradient,
+    and the input's gradient for every layer but the first (the batch needs none)."""
+    shapes = [(512, 1024)] + [(1024, 1024)] * 7 + [(1024, 10)]
+    forward = sum(i * o for i, o in shapes)
+    backward = forward + sum(i * o for i, o in shapes[1:])
+    assert 0.3 < forward / (forward + backward) < 0.36
+
+
+def test_pinned_save_on_cpu_copies_on_a_cpu():
+    t = torch.randn(4, 4)
+    device, stored = torch.autograd.graph.save_on_cpu(pin_memory=True).pack_hook(t)
+    assert stored is not t and stored.data_ptr() != t.data_ptr() and torch.equal(stored, t)
+
+
+def test_checkpoint_inputs_go_through_a_compressing_hook(chapter):
+    ns = chapter.run("compress_saved.py")
+    model, x, labels, exclude = ns["model"], ns["x"], ns["labels"], ns["exclude"]
+    seen = []
+    model[1].register_forward_pre_hook(lambda module, args: seen.append(args[0]))
+    pack, unpack = ns["compressing_hooks"](torch.bfloat16, exclude=exclude)
+    SavedBytes = chapter.run("saved_bytes.py")["SavedBytes"]
+    with SavedBytes(pack, unpack, exclude=exclude) as saved:
+        loss = ns["loss_of"](model, x, labels, checkpointed=range(8))
+    ns["gradients"](model, loss)
+    assert saved.nbytes() == 8 * 128 * 1024 * 2 + 2 * (128 * 10 * 2) + 2
+    forward_input, recomputed_input = seen
+    assert torch.equal(recomputed_input, forward_input.to(torch.bfloat16).float())
+    assert not torch.equal(recomputed_input, forward_input)
