@@ -1,0 +1,282 @@
+"""Claims of the chapter 'Custom operators for torch.compile' (docs/custom_operators.md).
+
+Timings are never measured here: the benchmark runs once on tiny sizes to check
+that it works and writes its schema, and the prose's reading of the committed
+data file is checked against that file.
+"""
+
+import ast
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+import torch.nn.functional as F
+from conftest import ROOT
+from torch import Tensor
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from torch.autograd import gradcheck, gradgradcheck
+from torch.testing._internal.optests.generate_tests import OpCheckError
+
+BENCH = ROOT / "bench" / "custom_operators.py"
+DATA = ROOT / "bench" / "results" / "custom_operators.json"
+ELUS = ["custom op", "ELUFunction", "composite", "F.elu"]
+OPCHECK_TESTS = ["test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic"]
+
+
+def all_passed(line):
+    """The opcheck report printed at the end of a line: every test, all passed."""
+    report = ast.literal_eval(line[line.index("{"):])
+    return list(report) == OPCHECK_TESTS and set(report.values()) == {"SUCCESS"}
+
+
+def elu_reference(z, alpha):
+    return torch.where(z > 0, z, alpha * torch.expm1(z))
+
+
+@pytest.fixture
+def op(chapter):
+    """The namespace of elu_op.py, run as a reader does (registers the operator in this process)."""
+    return chapter.run("elu_op.py")
+
+
+# ---- the operator ---------------------------------------------------------------------------
+
+def test_the_operator_schema_node_and_gradient(chapter):
+    lines = chapter.shown("check_elu_op.py", "call").splitlines()
+    assert lines[0] == "autograd_inside_out::elu(Tensor z, float alpha) -> Tensor", "schema from the type hints"
+    ns = chapter.run("check_elu_op.py")
+    z = torch.tensor([-2.0, -0.5, 0.0, 1.5], requires_grad=True)  # the inputs of the block
+    y = ns["elu"](z, 1.0)
+    assert torch.allclose(y, elu_reference(z.detach(), 1.0))
+    assert torch.equal(torch.ops.autograd_inside_out.elu(z, 1.0), y), "the same operator under torch.ops"
+    node = y.grad_fn
+    assert "autograd_inside_out_elu" in type(node).__name__, "one node, named after the operator"
+    assert [type(f).__name__ for f, _ in node.next_functions] == ["AccumulateGrad"]
+    y.sum().backward()
+    expected = torch.where(z > 0, 1.0, torch.exp(z.detach()))
+    assert torch.allclose(z.grad, expected)
+    assert lines[-1] == str(z.grad)
+    assert "GeneratedBackwardFor_autograd_inside_out_elu_defaultBackward" in lines
+
+
+def test_opcheck_passes_gradcheck_too_and_f_elu_differs_in_last_bits(chapter, op):
+    shown = chapter.shown("check_elu_op.py", "opcheck").splitlines()
+    assert len(shown) == 3 and all(all_passed(line) for line in shown)
+    ns = chapter.run("check_elu_op.py")
+    dtypes = {s.dtype for s in ns["samples"]}
+    assert dtypes == {torch.float32, torch.float64}
+    assert {s.requires_grad for s in ns["samples"]} == {True, False}
+    assert len({s.dim() for s in ns["samples"]}) == 2, "two shapes"
+    text = chapter.shown("check_elu_op.py", "gradcheck")
+    assert "gradcheck: True\ngradgradcheck: True\n" in text
+    elu = ns["elu"]
+    z = torch.randn(30, dtype=torch.float64, requires_grad=True)
+    assert gradcheck(lambda z: elu(z, 1.3), (z,)) and gradgradcheck(lambda z: elu(z, 1.3), (z,))
+    assert torch.library.opcheck(elu, (torch.randn(2, 3, 4, requires_grad=True), 2.0)) is not None
+    for ours, theirs in ((ns["ours"], ns["theirs"]), (ns["our_grad"], ns["their_grad"])):
+        assert not torch.equal(ours, theirs), "they differ"
+        assert torch.allclose(ours, theirs, rtol=0, atol=4 * torch.finfo(torch.float32).eps), "in the last bits"
+
+
+def test_opcheck_does_not_check_the_gradient_but_checks_schema_and_fake(op):
+    """opcheck passes a wrong backward (gradcheck catches it); a mutation not declared fails
+    test_schema; a fake kernel of the wrong shape fails test_faketensor."""
+    @torch.library.custom_op("aio_test_chapter::wrong_grad", mutates_args=())
+    def wrong_grad(z: Tensor) -> Tensor:
+        return z * 3
+
+    wrong_grad.register_fake(lambda z: torch.empty_like(z))
+    wrong_grad.register_autograd(lambda ctx, g: 2 * g)  # the derivative is 3
+    z = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    torch.library.opcheck(wrong_grad, (z,))
+    with pytest.raises(RuntimeError, match="Jacobian mismatch"):
+        gradcheck(wrong_grad, (z,))
+
+    @torch.library.custom_op("aio_test_chapter::sneaky", mutates_args=())
+    def sneaky(z: Tensor) -> Tensor:
+        z.add_(1)
+        return z.clone()
+
+    sneaky.register_fake(lambda z: torch.empty_like(z))
+    with pytest.raises(OpCheckError, match="test_schema"):
+        torch.library.opcheck(sneaky, (torch.randn(3),))
+
+    @torch.library.custom_op("aio_test_chapter::bad_fake", mutates_args=())
+    def bad_fake(z: Tensor) -> Tensor:
+        return z * 2
+
+    bad_fake.register_fake(lambda z: z.new_empty(z.shape[0] + 1))
+    with pytest.raises(OpCheckError, match="test_faketensor"):
+        torch.library.opcheck(bad_fake, (torch.randn(3),))
+
+
+# ---- the fake kernel ------------------------------------------------------------------------
+
+def test_fake_tensors_have_a_shape_and_no_data(chapter):
+    assert chapter.shown("fake_kernel.py", "fake_mode") == "FakeTensor (100000, 100000) torch.float32\n"
+    ns = chapter.run("fake_kernel.py")
+    assert ns["y"].shape == (100_000, 100_000) and ns["y"].dtype == torch.float32
+    assert isinstance(ns["y"], FakeTensor)
+    # a composite of PyTorch operations needs no fake kernel of its own
+    composite = chapter.run("elu_function.py")["elu_forward"]
+    with FakeTensorMode():
+        assert composite(torch.empty(7, 3), 1.0).shape == (7, 3)
+
+
+def test_without_a_fake_kernel_eager_works_compile_fails_and_opcheck_says_so(chapter):
+    lines = chapter.shown("fake_kernel.py", "missing").splitlines()
+    assert lines == ["tensor([-0.6321,  1.0000])", "TorchRuntimeError",
+                     "There was no fake impl registered for <CustomOpDef(autograd_inside_out::elu_no_fake)>"]
+    ns = chapter.run("fake_kernel.py")
+    with pytest.raises(OpCheckError, match="test_faketensor failed with There was no fake impl"):
+        torch.library.opcheck(ns["elu_no_fake"], (torch.randn(4), 1.0))
+
+
+# ---- what the compiler sees ----------------------------------------------------------------
+
+def test_all_four_elus_trace_into_one_graph_without_a_break(chapter):
+    lines = chapter.shown("what_the_compiler_sees.py", "explain").splitlines()
+    assert lines[0].split() == ["ELU", "graphs", "breaks"]
+    rows = {line[:12].strip(): line[12:].split() for line in lines[1:]}
+    assert rows == {name: ["1", "0"] for name in ELUS}
+    assert torch.__version__.startswith("2.13.0")
+
+
+def test_the_graphs_the_compiler_receives(chapter):
+    text = chapter.shown("what_the_compiler_sees.py", "graphs").splitlines()
+    graphs, name = {}, None
+    for line in text:
+        if not line.startswith(" "):
+            name = line
+        else:
+            kind, ops = line.split(None, 1)
+            graphs[name, kind] = ops.split(", ")
+    assert set(graphs) == {(n, k) for n in ELUS for k in ("forward", "backward")}, "fullgraph=True compiled all four"
+    composite_forward = ["aten.exp.default", "aten.gt.Scalar", "aten.mul.Tensor", "aten.sub.Tensor", "aten.where.self"]
+    assert graphs["ELUFunction", "forward"] == composite_forward == graphs["composite", "forward"]
+    assert "aten.ones_like.default" in graphs["ELUFunction", "backward"], "our backward, ones_like included"
+    assert graphs["composite", "backward"] != graphs["ELUFunction", "backward"]
+    assert graphs["custom op", "forward"] == ["autograd_inside_out.elu.default"], "one opaque node"
+    assert {"aten.exp.default", "aten.where.self"} <= set(graphs["custom op", "backward"]), "its backward traced"
+    assert graphs["F.elu", "forward"] == ["aten.elu.default"]
+    assert graphs["F.elu", "backward"] == ["aten.elu_backward.default"]
+
+
+def test_a_value_branch_breaks_a_function_but_not_an_operator(chapter):
+    lines = chapter.shown("opaque_body.py", "function").splitlines()
+    assert lines == ["graph breaks: 1", "Unsupported Tensor.item() call with capture_scalar_outputs=False",
+                     "fullgraph=True: UserError, True"]
+    lines = chapter.shown("opaque_body.py", "op").splitlines()
+    assert lines[:2] == ["graph breaks: 0", "same as eager: True"] and all_passed(lines[2])
+    ns = chapter.run("opaque_body.py")
+    op = ns["elu_fast_path"]
+    positive = torch.rand(6, dtype=torch.float64) + 0.1
+    mixed = torch.randn(6, dtype=torch.float64)
+    for z in (positive, mixed):
+        z = (z + 0.1 * z.sign()).requires_grad_()
+        assert gradcheck(lambda z: op(z, 0.7), (z,))
+        torch.library.opcheck(op, (z, 0.7))
+    # the compiled call runs the body, fast path included
+    calls = []
+    body = ns["elu_with_fast_path"]
+    op.register_kernel("cpu")(lambda z, alpha: calls.append(bool((z > 0).all())) or body(z, alpha))
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda z: op(z, 1.0), fullgraph=True, backend="aot_eager")
+    assert torch.equal(compiled(positive), positive) and calls == [True]
+
+
+# ---- the benchmark ---------------------------------------------------------------------------
+
+def check_schema(data):
+    assert set(data["provenance"]) == {"cpu", "cores", "threads", "torch", "python", "date", "command"}
+    assert data["provenance"]["command"].startswith("python bench/custom_operators.py")
+    assert data["baseline"] == "eager F.elu" and data["dtype"] == "float32"
+    names = [f"{mode} {elu}" for mode in ("eager", "compiled") for elu in ELUS]
+    assert [r["name"] for r in data["results"]] == names
+    median = {r["name"]: r["median_seconds"] for r in data["results"]}
+    assert all(t > 0 for t in median.values())
+    for r in data["results"]:
+        assert r["ratio"] == pytest.approx(r["median_seconds"] / median["eager F.elu"])
+        assert r["compiled_graphs"] == (1 if r["mode"] == "compiled" else 0), "compiled: one graph, no break"
+
+
+def test_benchmark_runs_and_writes_its_schema(tmp_path):
+    output = tmp_path / "ops.json"
+    args = ["--batch", "4", "--hidden", "32", "--repeats", "1", "--warmup", "1", "--output", str(output)]
+    done = subprocess.run([sys.executable, BENCH, *args], cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(output.read_text())
+    check_schema(data)
+    assert data["batch"] == 4 and data["hidden"] == 32 and data["repeats"] == 1
+    assert data["provenance"]["command"].endswith(" ".join(args))
+    assert data["provenance"]["torch"] == torch.__version__
+
+
+def test_committed_data_file_has_the_schema_and_the_page_sizes():
+    data = json.loads(DATA.read_text())
+    check_schema(data)
+    assert (data["batch"], data["features"], data["hidden"]) == (256, 16, 4096)
+    assert data["model"] == "Linear(16, 4096), ELU, Linear(4096, 10)"
+    assert data["batch"] * data["hidden"] == 2**20, "2^20 activations"
+    assert data["repeats"] == 31 and data["provenance"]["threads"] == 1
+    assert data["provenance"]["torch"].startswith("2.13.0")
+
+
+def test_the_prose_reading_of_the_committed_timings():
+    data = json.loads(DATA.read_text())
+    ratio = {r["name"]: r["ratio"] for r in data["results"]}
+    median = {r["name"]: r["median_seconds"] for r in data["results"]}
+    for elu in ("custom op", "ELUFunction", "composite"):
+        assert 2.5 < ratio[f"eager {elu}"] < 3.5, "about three times as long as F.elu"
+    others = ("ELUFunction", "composite", "F.elu")
+    assert all(ratio[f"compiled {elu}"] < 1.1 for elu in others), "within 10% of eager F.elu or below"
+    assert median["compiled custom op"] < median["eager custom op"], "the operator gains, less"
+    assert all(median["compiled custom op"] > 1.5 * median[f"compiled {elu}"] for elu in others)
+
+
+def test_results_snippet_prints_the_data_file(chapter):
+    data = json.loads(DATA.read_text())
+    table = chapter.shown("benchmark_results.py", "table").splitlines()
+    assert table[0] == f"{data['model']}, batch 256, float32"
+    assert table[1] == "median of 31 forward+backward steps; x = time / eager F.elu"
+    rows = {line.split()[0] if not line.startswith("custom op") else "custom op": line for line in table[4:]}
+    assert list(rows) == ELUS
+    for r in data["results"]:
+        assert f"{r['median_seconds'] * 1e3:.2f}" in rows[r["elu"]] and f"{r['ratio']:.2f}" in rows[r["elu"]]
+    assert rows["F.elu"].split()[2] == "1.00"
+    provenance = chapter.shown("benchmark_results.py", "provenance")
+    assert all(str(value) in provenance for value in data["provenance"].values())
+    assert str(DATA) in map(str, chapter.result("benchmark_results.py").deps), "rebuilds when the data changes"
+
+
+# ---- exercises -------------------------------------------------------------------------------
+
+def test_solution_softplus_operator(chapter):
+    lines = chapter.shown("exercise_softplus_op.py").splitlines()
+    assert all_passed(lines[0]) and all_passed(lines[1])
+    assert lines[2] == "gradcheck: True" and lines[4] == "graph breaks: 0"
+    ns = chapter.run("exercise_softplus_op.py")
+    softplus, z = ns["softplus"], ns["z"].detach()
+    assert z.abs().max() > 90, "inputs up to about 100"
+    assert torch.isinf(torch.log(1 + torch.exp(z))).any(), "the naive formula overflows"
+    assert torch.isfinite(softplus(z)).all()
+    difference = (softplus(z) - F.softplus(z)).abs().max()
+    assert float(lines[3].split()[-1]) == pytest.approx(float(f"{difference:.1e}"))
+    assert difference <= torch.finfo(torch.float32).eps * z.abs().max(), "float32 rounding"
+    x = torch.randn(9, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(softplus(x).sum(), x)
+    assert torch.allclose(g, 1 / (1 + torch.exp(-x.detach()))), "the derivative is the sigmoid"
+
+
+def test_solution_graph_break(chapter):
+    lines = chapter.shown("exercise_graph_break.py").splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("graph breaks:"))
+    assert int(lines[first].split()[-1]) > 0
+    assert "Tensor.item()" in lines[first + 1]
+    assert "graph breaks after the fix: 0" in lines
+    assert lines[-2] == "50% of the inputs are negative"
+    ns = chapter.run("exercise_graph_break.py")
+    z = ns["z"]
+    assert torch.allclose(z.grad, 2 * torch.where(z > 0, 1.0, torch.exp(z.detach())))
