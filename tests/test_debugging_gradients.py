@@ -1,6 +1,7 @@
 """Claims of the chapter 'Debugging gradients' (docs/debugging_gradients.md)."""
 
 import torch
+from conftest import warnings_in
 
 INPLACE = "one of the variables needed for gradient computation has been modified by an inplace operation"
 
@@ -46,11 +47,19 @@ def test_tensor_hooks_show_inf_from_sqrt_and_nan_in_diff(chapter):
     assert all(not t._backward_hooks for t in (ns["dist"], ns["squared"], ns["diff"])), "handles removed"
 
 
-def test_node_hooks_find_sqrt_as_first_non_finite_node(chapter):
+def test_node_hooks_find_sqrt_as_first_non_finite_node_and_the_nan_two_nodes_later(chapter):
     lines = chapter.shown("node_hooks.py", "walk").splitlines()
-    first_bad = next(line for line in lines if "returned finite: False" in line)
-    assert first_bad.split()[0] == "SqrtBackward0" and "received finite: True" in first_bad
-    assert lines[0].split()[0] == "SumBackward0"
+    rows = [line.split() for line in lines]
+    assert all(r[1] == "received" and r[3] == "returned" for r in rows)
+    states = [(r[0], r[2], r[4]) for r in rows]
+    first_bad = next(i for i, (_, _, returned) in enumerate(states) if returned != "finite")
+    assert states[first_bad] == ("SqrtBackward0", "finite", "inf")
+    first_nan = next(i for i, (_, _, returned) in enumerate(states) if returned == "nan")
+    assert first_nan == first_bad + 2, "two nodes later"
+    assert states[first_bad + 1] == ("SumBackward1", "inf", "inf")
+    assert states[first_nan] == ("PowBackward0", "inf", "nan"), "the node anomaly mode names"
+    assert chapter.shown("nan_gradient.py", "anomaly").startswith("RuntimeError: Function 'PowBackward0'")
+    assert states[0][0] == "SumBackward0"
     assert not any("AccumulateGrad" in line for line in lines)
 
 
@@ -111,3 +120,76 @@ def test_solution_inplace_dropout(chapter):
     lines = chapter.shown("solution_inplace_dropout.py").splitlines()
     assert lines[0].startswith(f"inplace=True: RuntimeError: {INPLACE}") and "output 0 of Tanh" in lines[0]
     assert lines[1].startswith("inplace=False: weight gradient norm")
+
+
+# Hooks on modules, post-accumulate hooks, gradient norms
+
+
+def test_module_backward_hook_sees_the_gradients_of_output_and_input(chapter):
+    assert chapter.shown("module_hooks.py", "hook") == "Linear: grad_output [(4, 2)], grad_input [(4, 3)]\n"
+    ns = chapter.run("module_hooks.py")
+    layer, x = ns["layer"], ns["x"]
+    assert (layer.in_features, layer.out_features) == (3, 2) and x.shape == (4, 3)
+    assert len(ns["captured"]["inputs"]) == 1, "one tensor input, no parameter gradients"
+    grad_out, grad_in = ns["grad_out"], ns["grad_in"]
+    assert torch.equal(grad_out, torch.tensor([[1.0, -1.0]]).expand(4, 2))
+    assert torch.allclose(grad_in, grad_out @ layer.weight.detach())
+    shown = chapter.shown("module_hooks.py", "values")
+    assert shown == "grad_output[0]: tensor([ 1., -1.])\ngrad_input[0] is grad_output[0] @ weight: True\n"
+    outputs = chapter.outputs("module_hooks.py", "data")
+    assert chapter.shown("module_hooks.py", "data") == "input without requires_grad: (None,)\n"
+    assert any("no inputs require gradients" in w["message"] for w in warnings_in(outputs))
+    assert not layer._backward_hooks, "handle removed"
+
+
+def test_post_accumulate_hooks_step_each_parameter_in_backward(chapter):
+    ns = chapter.run("post_accumulate_hook.py")
+    lines = chapter.shown("post_accumulate_hook.py", "step_in_backward").splitlines()
+    order = [line.split()[0] for line in lines[:4]]
+    assert order == ["2.bias", "2.weight", "0.bias", "0.weight"], "last layer first"
+    assert lines[4] == "grads left after backward: [None, None, None, None]"
+    assert all(p.grad is None for p in ns["model"].parameters())
+    # the hook saw the complete gradient: the reference's .grad after its backward()
+    reference = dict(ns["reference"].named_parameters())
+    for line in lines[:4]:
+        name, norm = line.split()[0], float(line.split()[-1])
+        assert abs(reference[name].grad.norm().item() - norm) < 1e-4
+    assert chapter.shown("post_accumulate_hook.py", "same") == "same weights as optimizer.step(): True\n"
+
+
+def norms_of(line):
+    """{name: norm} from a line such as 'before: 0.weight 35.934  0.bias 25.654 ...'."""
+    words = line.split(":", 1)[1].split()
+    return {name: float(value) for name, value in zip(words[::2], words[1::2])}
+
+
+def test_gradient_norms_jump_on_the_outlier_and_clipping_scales_them_together(chapter):
+    ns = chapter.run("gradient_norms.py")
+    monitored = [norms_of(line) for line in chapter.shown("gradient_norms.py", "monitor").splitlines()]
+    assert len(monitored) == 3
+    before = norms_of(chapter.shown("gradient_norms.py", "spike"))
+    assert all(before[name] > 10 * max(step[name] for step in monitored) for name in before), "every norm jumps"
+    model, x, y, outlier_y = ns["model"], ns["x"], ns["y"], ns["outlier_y"]
+    with torch.no_grad():
+        errors = (model(x) - outlier_y) ** 2  # the model now has the weights the spike section used
+    assert errors[0] > 0.99 * errors.sum(), "the one sample dominates the loss"
+    assert torch.equal(outlier_y[1:], y[1:]) and outlier_y[0] == 1000
+    lines = chapter.shown("gradient_norms.py", "clip").splitlines()
+    total = float(lines[0].split(": ")[1])
+    assert abs(total - sum(v**2 for v in ns["before"].values()) ** 0.5) < 1e-3
+    assert abs(ns["total"].item() - total) < 1e-3
+    after = norms_of(lines[1])
+    factor = 1.0 / (ns["total"].item() + 1e-6)
+    for name, norm in ns["after"].items():
+        assert abs(norm - ns["before"][name] * factor) < 1e-6, "every layer scaled by the same factor"
+        assert abs(after[name] - norm) < 1e-3
+    assert lines[2] == "total norm after: 1.0000"
+
+
+def test_clipping_leaves_a_small_gradient_alone():
+    layer = torch.nn.Linear(3, 2)
+    layer(torch.randn(4, 3)).sum().mul(1e-3).backward()
+    grads = [p.grad.clone() for p in layer.parameters()]
+    total = torch.nn.utils.clip_grad_norm_(layer.parameters(), max_norm=1.0)
+    assert total < 1.0
+    assert all(torch.equal(g, p.grad) for g, p in zip(grads, layer.parameters()))

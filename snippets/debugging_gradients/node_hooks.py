@@ -19,17 +19,19 @@ def nodes(grad_fn):
     return seen
 
 
-def all_finite(grads):
-    return all(g.isfinite().all() for g in grads if g is not None)
+def worst(grads):
+    """"nan" if any gradient has a NaN, else "inf" if any has an inf, else "finite"."""
+    grads = [g for g in grads if g is not None]
+    if any(g.isnan().any() for g in grads):
+        return "nan"
+    return "inf" if any(g.isinf().any() for g in grads) else "finite"
 
 
 def report(node):
     def hook(grad_inputs, grad_outputs):
         # grad_outputs: what reached the node; grad_inputs: what it returns.
-        received = all_finite(grad_outputs)
-        returned = all_finite(grad_inputs)
-        print(f"{node.name():18} received finite: {received!s:5}"
-              f"  returned finite: {returned}")
+        print(f"{node.name():18} received {worst(grad_outputs):6}"
+              f"  returned {worst(grad_inputs)}")
     node.register_hook(hook)
 
 
