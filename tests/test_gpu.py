@@ -356,3 +356,105 @@ def test_on_cuda_the_plain_elu_returns_float32_but_its_backward_runs_without_aut
     assert pre.dtype == torch.float16 and y.dtype == torch.float32
     y.sum().backward()
     assert states == [(False, torch.float16, torch.float16)]
+
+
+# Loss scaling
+
+
+def test_float16_range_and_a_gradient_of_1e_8_flushed_to_zero(chapter):
+    assert chapter.shown("loss_scaling.py", "range") == (
+        "largest float16:  65504.0\n"
+        f"smallest float16: {2.0**-24}\n"
+        "1e-8 in float16:  0.0\n")
+    assert torch.tensor(2.0**-25 * 0.99, dtype=torch.float16) == 0, "below half the smallest: 0"
+    assert torch.tensor(2.0**-24, dtype=torch.float16) > 0 and 2.0**-24 < 6e-8
+    ns = chapter.run("loss_scaling.py")
+    h = ns["h"].detach().float().requires_grad_()
+    (exact,) = torch.autograd.grad((h * ns["small"].float()).sum() * 1e-4, h)
+    assert torch.allclose(exact, torch.full((3,), 1e-8), rtol=1e-3), "the true gradient is 1e-8"
+    assert chapter.shown("loss_scaling.py", "underflow") == (
+        f"gradient in float16: tensor([0., 0., 0.]{', device=' + repr(str(ns['h'].device)) if CUDA else ''}"
+        ", dtype=torch.float16)\n")
+
+
+def test_scaling_the_loss_keeps_the_gradient_and_unscaling_gives_it_back(chapter):
+    ns = chapter.run("loss_scaling.py")
+    h, scale = ns["h"], ns["scale"]
+    assert h.grad.dtype == torch.float16 and (h.grad > 0).all()
+    unscaled = h.grad.float() / scale
+    expected = 1e-4 * ns["small"].float().item()  # 1e-4 times float16's nearest value to 1e-4
+    assert torch.allclose(unscaled, torch.full((3,), expected, device=h.device), rtol=1e-3)
+    lines = chapter.shown("loss_scaling.py", "scaled").splitlines()
+    assert lines[0].startswith("scaled gradient:     tensor([0.0007, 0.0007, 0.0007]")
+    assert lines[1].startswith("unscaled in float32: tensor([1.0004e-08, 1.0004e-08, 1.0004e-08]")
+    assert scale == 2**16 > torch.finfo(torch.float16).max, "the scale is no float16"
+    assert ns["float32_loss"](h.detach()).dtype == torch.float32
+
+
+def test_every_gradient_is_multiplied_by_the_scale():
+    torch.manual_seed(0)
+    w = torch.randn(5, requires_grad=True)
+    loss = lambda: torch.tanh(w * w.sum()).pow(2).mean()  # noqa: E731
+    (plain,) = torch.autograd.grad(loss(), w)
+    (scaled,) = torch.autograd.grad(loss() * 2.0**16, w)
+    assert torch.allclose(scaled, plain * 2.0**16)
+
+
+def test_grad_scaler_works_on_the_cpu_and_unscales_in_place():
+    scaler = torch.amp.GradScaler("cpu")
+    assert scaler.is_enabled() and scaler.get_scale() == 65536.0
+    assert torch.amp.GradScaler("cpu")._growth_interval == 2000, "the default growth_interval"
+    layer = torch.nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+    with torch.autocast(device_type="cpu", dtype=torch.float16):
+        out = layer(torch.randn(8, 4))
+        loss = out.float().pow(2).mean()
+    assert out.dtype == torch.float16, "the CPU's autocast computes in float16 when asked"
+    scaler.scale(loss).backward()
+    scaled = layer.weight.grad.clone()
+    scaler.unscale_(optimizer)
+    assert torch.equal(layer.weight.grad, scaled / 65536.0)
+
+
+def test_the_scaler_skips_the_overflowing_step_halves_then_grows(chapter):
+    lines = chapter.shown("loss_scaling.py", "scaler").splitlines()
+    rows = [re.fullmatch(r"step (\d): loss ([\d.]+)  scale +(\d+)  step (taken|skipped)", line) for line in lines]
+    steps = [(float(m[2]), int(m[3]), m[4] == "taken") for m in rows]
+    assert len(steps) == 8
+    assert steps[0][1:] == (65536, False), "the first step overflows at 65536 and is skipped"
+    assert steps[1][0] == steps[0][0] and steps[1][1] == 32768, "weights unchanged, scale halved"
+    for (loss, scale, taken), (next_loss, next_scale, _) in zip(steps, steps[1:]):
+        if not taken:
+            assert next_scale == scale // 2 and next_loss == loss
+        else:
+            assert next_loss < loss, "the loss goes down after every step taken"
+    taken = [t for _, _, t in steps]
+    assert all(taken[1:])
+    assert steps[4][1] == 2 * steps[3][1], "doubled after three steps without an inf"
+    assert [s for _, s, _ in steps[1:4]] == [32768] * 3
+    ns = chapter.run("loss_scaling.py")
+    model = ns["model"]
+    assert all(p.dtype == torch.float32 for p in model.parameters()), "float32 master weights"
+    # why the first step overflows: its exact gradient times 65536 is beyond float16's range
+    torch.manual_seed(0)
+    fresh = torch.nn.Linear(64, 1).to(ns["device"])
+    ((fresh(ns["x"]) - ns["y"]) ** 2).mean().backward()
+    assert fresh.weight.grad.abs().max() * 65536 > torch.finfo(torch.float16).max
+    assert fresh.weight.grad.abs().max() * 32768 < torch.finfo(torch.float16).max
+
+
+def test_solution_half_parameters(chapter):
+    assert chapter.shown("solution_half_parameters.py") == (
+        "torch.float16 parameters: ValueError: Attempting to unscale FP16 gradients.\n"
+        "torch.float32 parameters: step done, gradients torch.float32\n")
+    one = torch.tensor(1.0, dtype=torch.float16)
+    assert one + torch.tensor(1e-4, dtype=torch.float16) == one, "a small update rounds away in float16"
+
+
+def test_solution_bfloat16_range(chapter):
+    lines = chapter.shown("solution_bfloat16_range.py").splitlines()
+    grads = {line.split()[0]: float(line.split()[-1]) for line in lines}
+    assert grads["torch.float16"] == 0 and grads["torch.bfloat16"] > 0
+    assert abs(grads["torch.bfloat16"] - 1e-8) < 1e-10
+    assert torch.finfo(torch.bfloat16).max > 1e38 and torch.finfo(torch.bfloat16).tiny == torch.finfo(torch.float32).tiny
+    assert torch.finfo(torch.bfloat16).eps == 8 * torch.finfo(torch.float16).eps
