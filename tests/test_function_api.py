@@ -1,8 +1,15 @@
 """Claims of the chapter 'The PyTorch 2 Function API' (docs/function_api.md)."""
 
+import importlib
+import inspect
+import json
+import subprocess
+import sys
+
 import pytest
 import torch
-from torch.func import grad, jacrev, vjp, vmap
+from conftest import ROOT
+from torch.func import functional_call, grad, jacrev, vjp, vmap
 
 
 @pytest.fixture
@@ -181,3 +188,96 @@ def test_exercise_inplace_relu(chapter):
     assert (ns["x"] < 0).any() and (ns["x"] > 0).any(), "both branches are exercised"
     assert torch.equal(ns["ours"], ns["reference"])
     assert ns["out"] is ns["h"] and (ns["h"] >= 0).all()
+
+
+# functional_call, per-sample gradients of a module, hessian
+
+PER_SAMPLE_BENCH = ROOT / "bench" / "per_sample_gradients.py"
+PER_SAMPLE_RESULTS = ROOT / "bench" / "results" / "per_sample_gradients.json"
+
+
+def test_functional_call_uses_the_dict_for_one_call(chapter):
+    ns = chapter.run("functional_call_module.py")
+    lines = chapter.shown("functional_call_module.py", "call").splitlines()
+    assert lines == ["['0.weight', '0.bias', '2.weight', '2.bias']", "same as model(x): True",
+                     "with other parameters: tensor([0., 0.])", "the model's own are unchanged: True"]
+    model, x, params = ns["model"], ns["x"], ns["params"]
+    assert list(params) == [name for name, _ in model.named_parameters()]
+    other = {name: torch.randn_like(p) for name, p in params.items()}
+    out = functional_call(model, other, (x,))
+    hidden = ns["ELU"]()(x @ other["0.weight"].T + other["0.bias"])
+    assert torch.allclose(out, hidden @ other["2.weight"].T + other["2.bias"]), "the dict's tensors are used"
+    assert all(torch.equal(p, params[n]) for n, p in model.named_parameters()), "for that one call only"
+
+
+def test_per_sample_gradients_of_a_module_match_backward_per_sample(chapter):
+    ns = chapter.run("functional_call_module.py")
+    per_sample, model, x, y = ns["per_sample"], ns["model"], ns["x"], ns["y"]
+    assert chapter.shown("functional_call_module.py", "per_sample") == (
+        "{'0.weight': (8, 4, 3), '0.bias': (8, 4), '2.weight': (8, 1, 4), '2.bias': (8, 1)}\nsame as the loop: True\n")
+    for i in range(8):
+        model.zero_grad()
+        ((model(x[i:i + 1]) - y[i]) ** 2).sum().backward()
+        for name, p in model.named_parameters():
+            assert per_sample[name].shape == (8, *p.shape)
+            assert torch.allclose(per_sample[name][i], p.grad, atol=1e-6)
+
+
+def test_vmap_calls_the_network_once_and_the_loop_once_per_sample():
+    sys.path.insert(0, str(PER_SAMPLE_BENCH.parent))
+    try:
+        bench = importlib.import_module("per_sample_gradients")
+    finally:
+        sys.path.remove(str(PER_SAMPLE_BENCH.parent))
+    model, x, y = bench.setup(64, [32, 128, 1])
+    calls = []
+    model.register_forward_hook(lambda *args: calls.append(1))
+    bench.with_vmap(model, x, y)
+    assert len(calls) == 1
+    calls.clear()
+    bench.with_loop(model, x, y)
+    assert len(calls) == 64
+
+
+def test_the_per_sample_benchmark_runs_and_writes_its_schema(tmp_path):
+    output = tmp_path / "per_sample_gradients.json"
+    done = subprocess.run([sys.executable, PER_SAMPLE_BENCH, "--batch", "3", "--sizes", "2", "4", "1", "--repeats", "2",
+                           "--output", output], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(output.read_text())
+    assert {"cpu", "torch", "threads", "date", "command", "repeats", "statistic"} <= set(data["provenance"])
+    assert data["provenance"]["torch"] == torch.__version__ and data["provenance"]["threads"] == 1
+    assert data["provenance"]["command"].endswith("--output " + str(output))
+    assert data["settings"] == {"batch": 3, "sizes": [2, 4, 1]} and data["same_gradients"] is True
+    assert data["vmap_seconds"] > 0 and data["loop_seconds"] > 0
+    assert data["loop_over_vmap"] == data["loop_seconds"] / data["vmap_seconds"]
+
+
+def test_the_committed_per_sample_timings_and_what_the_page_says(chapter):
+    data = json.loads(PER_SAMPLE_RESULTS.read_text())
+    assert data["settings"] == {"batch": 64, "sizes": [32, 128, 1]}, "the sizes the prose names"
+    assert data["provenance"]["command"] == "python bench/per_sample_gradients.py", "the default settings"
+    assert data["same_gradients"] is True
+    assert data["vmap_seconds"] < data["loop_seconds"], "vmap was faster in the recorded run"
+    shown = chapter.shown("per_sample_timings.py")
+    assert "64 samples, Linear(32, 128) -> ELU -> Linear(128, 1)\n" in shown
+    assert f"{data['vmap_seconds'] * 1e3:7.2f} ms" in shown and f"{data['loop_seconds'] * 1e3:7.2f} ms" in shown
+    assert f"loop / vmap:           {data['loop_over_vmap']:7.1f}" in shown
+    assert "median" in data["provenance"]["statistic"] and "side by side" in shown
+
+
+def test_hessian_matches_the_hand_derived_one_and_needs_a_jvp_for_our_elu(chapter):
+    ns = chapter.run("hessian_elu.py")
+    A, w = ns["A"], ns["w"]
+    z = A @ w
+    assert (z > 0).any() and (z <= 0).any(), "both branches of ELU''"
+    expected = sum(0.5 * torch.exp(z[i]) * torch.outer(A[i], A[i]) for i in range(5) if z[i] <= 0)
+    assert torch.allclose(ns["H"], expected) and torch.allclose(ns["by_hand"], expected)
+    assert torch.allclose(ns["H_rev"], expected)
+    lines = chapter.shown("hessian_elu.py", "custom").splitlines()
+    assert lines[0] == ("NotImplementedError: You must implement the jvp function for custom autograd.Function"
+                        " to use it with forward mode AD.")
+    assert lines[1] == "jacrev(jacrev(...)): True"
+    assert chapter.shown("hessian_elu.py", "composite").endswith("same as by hand: True\n")
+    assert "jacfwd(jacrev(" in inspect.getsource(torch.func.hessian).replace(" ", "")
+    assert not hasattr(ns["ELUFunction"], "jvp") or ns["ELUFunction"].jvp is torch.autograd.Function.jvp
