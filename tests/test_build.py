@@ -2,8 +2,9 @@
 
 import re
 
+import yaml
 from bs4 import BeautifulSoup
-from conftest import pages
+from conftest import ROOT, pages
 
 from snippet_engine.plugin import MARK
 
@@ -36,3 +37,23 @@ def test_graphs_and_figures_have_text_alternatives(built_site):
             assert img["alt"]
         seen += len(soup.select(".snippet-graph__svg, .snippet-figure img"))
     assert seen >= 10, "the site shows graphs and figures"
+
+
+def test_reading_straight_through_visits_each_chapter_once(built_site):
+    """From the home page, "Next" in the footer walks the chapters in nav order, then stops."""
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
+    chapters = [next(iter(item.values())) for item in nav if isinstance(next(iter(item.values())), str)]
+    page, walked = built_site / "index.html", ["index.md"]
+    while link := BeautifulSoup(page.read_text(), "html.parser").select_one("a.md-footer__link--next"):
+        page = (page.parent / link["href"]).resolve() / "index.html"
+        walked.append(page.parent.relative_to(built_site).as_posix() + ".md")
+    assert walked == chapters
+
+
+def test_the_notebooks_footer_stays_among_the_notebooks(built_site):
+    for page in (built_site / "notebooks").rglob("index.html"):
+        soup = BeautifulSoup(page.read_text(), "html.parser")
+        for link in soup.select("a.md-footer__link"):
+            target = (page.parent / link["href"]).resolve()
+            assert target.is_relative_to(built_site / "notebooks"), f"{page}: {link['href']}"
+
