@@ -57,3 +57,15 @@ def test_the_notebooks_footer_stays_among_the_notebooks(built_site):
             target = (page.parent / link["href"]).resolve()
             assert target.is_relative_to(built_site / "notebooks"), f"{page}: {link['href']}"
 
+
+
+def test_warnings_do_not_name_the_place_in_pytorchs_own_build(built_site):
+    """PyTorch's C++ warnings end with "(Triggered internally at /__w/pytorch/...)": the pages leave it out."""
+    warned = 0
+    for page in pages(built_site):
+        soup = BeautifulSoup(page.read_text(), "html.parser")
+        for box in soup.select(".snippet-warning"):
+            warned += 1
+            assert "Triggered internally" not in box.get_text(), page
+    assert warned
+    assert "Triggered internally" not in (built_site / "notebooks" / "autograd_basics.ipynb").read_text()

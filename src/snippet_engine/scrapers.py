@@ -189,11 +189,16 @@ def capture_streams(capture, fd_files):
     sys.stderr = TextStream(capture, "stderr", 2)
 
 
+# PyTorch's warnings from C++ end with the place in PyTorch's own build that raised them.
+BUILD_PLACE = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
+
+
 def capture_warnings(capture):
     def showwarning(message, category, filename, lineno, file=None, line=None):
+        message = BUILD_PLACE.sub("", str(message))
         capture.add({"output_type": "display_data", "metadata": {}, "data": {
             "text/plain": f"{category.__name__}: {message}",
-            WARNING: {"category": category.__name__, "message": str(message)},
+            WARNING: {"category": category.__name__, "message": message},
         }})
 
     warnings.showwarning = showwarning
