@@ -36,13 +36,13 @@ FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in [^\n]*\n(?P<
 
 
 def step_through(output, gradient=None, **backward_args):
-    """`output.backward(gradient, **backward_args)`, recorded; returns the `Recording`."""
+    """`output.backward(gradient, **backward_args)`, recorded and shown. Returns None, as
+    backward() does (Jupyter would show a returned recording a second time)."""
     caller = inspect.currentframe().f_back
     recording = Recording(output, names(caller), caller.f_code.co_filename)
     recording.run(gradient, backward_args)
     show = getattr(builtins, "display", None)
     show(recording) if show else print(recording.table())
-    return recording
 
 
 def names(frame):
