@@ -90,8 +90,8 @@ def backward_node_names():
 
 def test_the_suffix_of_a_node_name_is_the_overload_it_was_made_for(chapter):
     names = backward_node_names()
-    overloads = {"x.sum()": "sum", "x.sum(0)": "sum.dim_IntList", "x ** 2": "pow.Tensor_Scalar",
-                 "x ** e": "pow.Tensor_Tensor", "2 ** x": "pow.Scalar", "row.squeeze()": "squeeze",
+    overloads = {"a.sum()": "sum", "a.sum(0)": "sum.dim_IntList", "a ** 2": "pow.Tensor_Scalar",
+                 "a ** p": "pow.Tensor_Tensor", "2 ** a": "pow.Scalar", "row.squeeze()": "squeeze",
                  "row.squeeze(0)": "squeeze.dim", "row.clone().squeeze_(0)": "squeeze_.dim"}
     shown = (chapter.shown("node_name_suffixes.py", "sum_and_pow")
              + chapter.shown("node_name_suffixes.py", "squeeze")).splitlines()
@@ -99,11 +99,11 @@ def test_the_suffix_of_a_node_name_is_the_overload_it_was_made_for(chapter):
     printed_names = {code.strip(): name for code, name in printed_names.items()}
     for code, overload in overloads.items():
         assert printed_names[code] == names[overload], code
-    assert len({printed_names[c] for c in ("x.sum()", "x.sum(0)")}) == 2, "one operation, two suffixes"
+    assert len({printed_names[c] for c in ("a.sum()", "a.sum(0)")}) == 2, "one operation, two suffixes"
     squeezes = [o for o in names if o.split(".")[0] in ("squeeze", "squeeze_")]
     assert squeezes == ["squeeze", "squeeze.dim", "squeeze.dims", "squeeze_", "squeeze_.dim", "squeeze_.dims"]
     assert squeezes.index("squeeze_.dim") == 4, "the fifth entry"
-    assert printed_names["torch.ones(8) @ W"] == names["squeeze_.dim"] == "SqueezeBackward4"
+    assert printed_names["torch.ones(8) @ M"] == names["squeeze_.dim"] == "SqueezeBackward4"
     (graph,) = graphs(chapter.outputs("one_layer_network.py"))
     assert ["MmBackward0", "SqueezeBackward4"] in graph["edges"], "the node of the page's graph"
 

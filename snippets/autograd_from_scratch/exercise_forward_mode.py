@@ -94,5 +94,5 @@ print(f"torch.func.jvp: {torch_tangent.item():.15f}")
 # Reverse mode gives the same number as a dot product: gradient . tangent.
 leaves = [tiny.Value(p) for p in primals]
 tiny.backward(layer_loss(*leaves, tiny.elu))
-dot = sum((leaf.grad * t).sum() for leaf, t in zip(leaves, tangents))
+dot = torch.stack([(leaf.grad * t).sum() for leaf, t in zip(leaves, tangents)]).sum()
 print(f"tiny reverse mode, gradient . tangent: {dot.item():.15f}")
