@@ -23,10 +23,11 @@ import tempfile
 import threading
 from pathlib import Path
 
+from common import provenance
+
+from snippet_engine.system_tools import TOOLS, chromium
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "hooks"))
-from common import provenance  # noqa: E402
-from system_tools import TOOLS, chromium  # noqa: E402
 
 LIGHTHOUSE = ROOT / ".cache" / "lighthouse"
 CLI = LIGHTHOUSE / "node_modules" / "lighthouse" / "cli" / "index.js"

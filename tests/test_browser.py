@@ -5,6 +5,7 @@ kept in test-artifacts/screenshots/ for a person to look at.
 """
 
 import functools
+import itertools
 import sys
 import http.server
 import re
@@ -13,9 +14,10 @@ import threading
 from urllib.parse import urlparse
 
 import pytest
-from conftest import CHAPTERS, ROOT, normalised, pages, printed
+from conftest import CHAPTERS, ROOT, SNIPPETS, kind, normalised, pages, printed
 
 from snippet_engine.runner import SnippetError
+from snippet_engine.scrapers import STEPS
 from snippet_engine.system_tools import TOOLS, chromium
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -59,9 +61,9 @@ def urls(built_site, site_url):
     return found
 
 
-def open_page(browser, url, scheme="light", width=1280):
-    """A loaded page, with the console errors and the requests it made."""
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+def open_page(browser, url, scheme="light", width=1280, **options):
+    """A loaded page, with the console errors and the requests it made; `options` go to the browser context."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme, **options)
     page = context.new_page()
     page.errors, page.requests = [], []
     page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
@@ -120,7 +122,8 @@ def test_search_finds_vector_jacobian(browser, urls):
 
 
 # Open the folds around a block and select the content tab that holds it, as a reader would;
-# then the block's code and the text of the "Output" blocks under it.
+# then the block's code (its textContent: the block's line spans are grid items, and innerText
+# would put a blank line after each) and the text of the "Output" blocks under it.
 REVEAL_AND_READ = """b => {
     for (let d = b.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
     const tab = b.closest('.tabbed-block');
@@ -129,11 +132,11 @@ REVEAL_AND_READ = """b => {
         tab.closest('.tabbed-set').querySelectorAll(':scope > input')[index].click();
     }
     let shown = "", next = b.nextElementSibling;
-    while (next && next.matches(".snippet-output, .snippet-warning, .snippet-figure, .snippet-graph")) {
+    while (next && next.matches(".snippet-output, .snippet-warning, .snippet-figure, .snippet-graph, .snippet-steps")) {
         if (next.matches(".snippet-stdout")) shown += next.querySelector("code").innerText + "\\n";
         next = next.nextElementSibling;
     }
-    return [b.querySelector("code").innerText, shown];
+    return [b.querySelector("code").textContent, shown];
 }"""
 
 
@@ -219,4 +222,96 @@ def test_every_chapter_offers_its_notebook(browser, urls, site_url):
     assert href == "../notebooks/autograd_basics.ipynb"
     response = page.request.get(f"{site_url}/notebooks/autograd_basics.ipynb")
     assert response.ok and response.json()["nbformat"] == 4
+    page.context.close()
+
+
+# The step-through viewer of the first gradient (autograd_basics), checked against the recording itself.
+WATCHED = SNIPPETS / "autograd_basics" / "watch_first_gradient.py"
+CODE_ABOVE = ("xpath=preceding-sibling::div[contains(concat(' ', @class, ' '), ' highlight ')"
+              " and not(contains(@class, 'snippet-output'))][1]")
+
+
+@pytest.fixture(scope="module")
+def recording(runner):
+    (steps,) = [o["data"][STEPS] for o in runner.run(WATCHED).select() if kind(o) == "steps"]
+    return steps
+
+
+def check_shown(viewer, code, description, nodes, line):
+    """The viewer shows `description`, marks `nodes` as current and highlights the code line that reads `line`."""
+    assert viewer.locator("[aria-live=polite]").inner_text() == description
+    marked = viewer.locator("svg [data-node].is-current")
+    assert sorted(marked.nth(i).get_attribute("data-node") for i in range(marked.count())) == sorted(map(str, nodes))
+    lit = code.locator("code > span.snippet-steps-line")
+    if line is None:
+        assert lit.count() == 0, description
+    else:
+        assert line in lit.inner_text(), description
+
+
+@pytest.mark.parametrize("scheme, width", [("light", 1280), ("dark", 1280), ("dark", 390)])
+def test_the_step_through_viewer_shows_each_step_of_the_recording(browser, urls, recording, scheme, width):
+    source = WATCHED.read_text().splitlines()
+    page = open_page(browser, urls["autograd_basics"], scheme=scheme, width=width)
+    viewer = page.locator("figure.snippet-steps").first
+    code = viewer.locator(CODE_ABOVE)
+    assert viewer.locator("details.snippet-steps__table").get_attribute("open") is None, "the script closes it"
+    next_button = viewer.get_by_role("button", name="Next", exact=True)
+    total = len(recording["steps"])
+    for n, step in enumerate(recording["steps"]):
+        if n:
+            next_button.click()
+        node = recording["nodes"][step["node"]]
+        line = source[node["lines"][-1] - 1].strip() if node["lines"] else None
+        check_shown(viewer, code, step["description"], [step["node"]], line)
+        assert viewer.locator(".snippet-steps__counter").inner_text() == f"Step {n + 1} of {total}"
+        for mark, expected in (("is-in", step["contributions"]), ("is-out", step["sent"])):
+            found = viewer.locator(f"svg [data-edge].{mark}")
+            assert sorted(int(found.nth(i).get_attribute("data-edge")) for i in range(found.count())) == \
+                sorted(e["edge"] for e in expected)
+    viewer.get_by_role("button", name="Forward, line by line").click()
+    for n, entry in enumerate(recording["forward"][:3]):
+        if n:
+            next_button.click()
+        check_shown(viewer, code, entry["description"], entry["nodes"], entry["code"])
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    controls = viewer.locator(".snippet-steps__controls :is(button, .snippet-steps__counter)")
+    boxes = [controls.nth(i).bounding_box() for i in range(controls.count())]
+    assert all(b and b["x"] >= 0 and b["x"] + b["width"] <= width for b in boxes), f"hidden or cut: {boxes}"
+    for a, b in itertools.combinations(boxes, 2):
+        apart = (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                 or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+        assert apart, f"controls overlap: {a} {b}"
+    assert page.errors == []
+    page.context.close()
+
+
+def test_the_step_through_viewer_plays_and_answers_the_arrow_keys(browser, urls, recording):
+    page = open_page(browser, urls["autograd_basics"], reduced_motion="reduce")
+    viewer = page.locator("figure.snippet-steps").first
+    counter = viewer.locator(".snippet-steps__counter")
+    total = len(recording["steps"])
+    viewer.get_by_role("button", name="Next", exact=True).focus()
+    page.keyboard.press("ArrowRight")
+    assert counter.inner_text() == f"Step 2 of {total}"
+    page.keyboard.press("ArrowLeft")
+    assert counter.inner_text() == f"Step 1 of {total}"
+    viewer.get_by_role("button", name="Play").click()
+    assert viewer.get_by_role("button", name="Pause").is_visible()
+    page.wait_for_function("c => c.textContent.startsWith('Step 2 ')", arg=counter.element_handle())
+    viewer.get_by_role("button", name="Pause").click()
+    assert viewer.get_by_role("button", name="Play").is_visible()
+    assert page.errors == []
+    page.context.close()
+
+
+@pytest.mark.parametrize("scheme, width", [("light", 1280), ("dark", 1280), ("dark", 390)])
+def test_step_through_graphs_are_legible(browser, urls, scheme, width):
+    """Labels at least 12 px tall on screen, and in dark mode not black on the dark page."""
+    page = open_page(browser, urls["custom_functions"], scheme=scheme, width=width)
+    text = page.locator("figure.snippet-steps svg text").first
+    size = text.evaluate("t => parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a")
+    assert size >= 12
+    fill = text.evaluate("t => getComputedStyle(t).fill")
+    assert (fill == "rgb(0, 0, 0)") == (scheme == "light"), fill
     page.context.close()

@@ -1,6 +1,7 @@
 """The snippet engine: the runner in-process, and the plugin on throwaway sites that use
 the real mkdocs.yml (strict, every plugin and hook) with pages of their own."""
 
+import json
 import logging
 import os
 import re
@@ -294,6 +295,50 @@ def test_inlined_svg_is_sanitised(project):
     assert build(project).returncode == 0
     svg = str(BeautifulSoup((project.root / "site/index.html").read_text(), "html.parser").select_one(".snippet-graph"))
     assert "click me" in svg and "javascript:" not in svg and "https://pytorch.org/" in svg
+
+
+def test_a_recorded_backward_pass_becomes_a_step_through_viewer(project):
+    """The block shows the file without its marker lines and the highlighter drops the leading
+    empty line, so the viewer's line of the block is not the file's line minus the section's start."""
+    project.write("snippets/watch.py", """\
+        import torch
+        from autograd_steps import step_through
+        # --8<-- [start:watch]
+
+        with torch.autograd.set_detect_anomaly(True, check_nan=False):  # nodes keep the line that made them
+            x = torch.ones(2, requires_grad=True)
+            y = x * x
+            # --8<-- [start:loss]
+            loss = y.sum()
+            # --8<-- [end:loss]
+        step_through(loss)
+        # --8<-- [end:watch]
+        """)
+    project.write("docs/index.md", PAGE.format("watch.py:watch"))
+    project.write("docs/other.md", "# Other\n\nNo viewer here.\n")
+    assert build(project).returncode == 0
+    soup = BeautifulSoup((project.root / "site/index.html").read_text(), "html.parser")
+    viewer = soup.select_one("figure.snippet-steps")
+    data = json.loads(viewer.select_one("script.snippet-steps__data").string)
+    names = [viewer.select_one(f'svg [data-node="{step["node"]}"] text').string for step in data["steps"]]
+    assert names == ["SumBackward0", "MulBackward0", "x"], "the order backward ran them, ids as data-node"
+    assert len(viewer.select("svg [data-edge]")) == len(data["edges"]) == 3, "x * x: two edges to x"
+    assert not viewer.select("svg [id], svg [class]")
+    lines = [span.get_text() for span in soup.select('code > span[id^="__span-0-"]')]
+    made = {name: lines[data["lines"][step["node"]] - 1].strip() if data["lines"][step["node"]] else None
+            for name, step in zip(names, data["steps"])}
+    assert made == {"SumBackward0": "loss = y.sum()", "MulBackward0": "y = x * x", "x": None}
+    table = viewer.select_one("details.snippet-steps__table")
+    assert table.has_attr("open") and table.summary.string == "All steps as a table"
+    rows = [[td.get_text(" ", strip=True) for td in tr.select("td")] for tr in table.select("tbody tr")]
+    assert [row[:3] for row in rows] == [["1", "SumBackward0", "9 loss = y.sum()"],
+                                         ["2", "MulBackward0", "7 y = x * x"], ["3", "x", ""]]
+    assert rows[2][3] == "[1, 1] + [1, 1] = [2, 2]", "where two paths meet, the table adds them up"
+    assert viewer.select_one(".snippet-steps__viewer").has_attr("hidden"), "the controls wait for the script"
+    head = str(soup.head)
+    assert "snippet-steps/steps.js" in head and "snippet-steps/steps.css" in head
+    other = (project.root / "site/other/index.html").read_text()
+    assert "snippet-steps" not in other, "only a page with a viewer loads its script"
 
 
 def test_missing_dot_says_how_to_install_it(project, tmp_path_factory):

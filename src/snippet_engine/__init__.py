@@ -8,6 +8,8 @@ Modules, one concern each:
 - worker.py    the warm process that forks a child per snippet
 - scrapers.py  what a running snippet produces, as nbformat outputs
 - render.py    outputs and failures as HTML
+- steps_view.py  the step-through viewer of a recorded backward pass (its script and
+               styles: assets/steps.js, assets/steps.css)
 - standalone.py  a snippet (or the part of it a block shows) as a file that runs on its own
 - notebooks.py a chapter as a Jupyter notebook, and the notebook's page
 """

@@ -36,11 +36,15 @@ class Include:
     def is_snippet(self):
         return self.path.suffix == ".py"
 
-    def shown(self):
-        """The lines the block shows, without section markers."""
+    def numbered(self):
+        """(line number in the file, text) of each line the block shows, without section markers."""
         lines = self.path.read_text(encoding="utf-8").splitlines()
         first, last = self.first or 1, self.last or len(lines)
-        return [line for line in lines[first - 1:last] if not MARKER.search(line)]
+        return [(n, line) for n, line in enumerate(lines[first - 1:last], first) if not MARKER.search(line)]
+
+    def shown(self):
+        """The lines the block shows, without section markers."""
+        return [line for _, line in self.numbered()]
 
 
 @dataclass

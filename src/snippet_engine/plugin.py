@@ -24,6 +24,7 @@ import hashlib
 import html
 import logging
 import re
+from itertools import dropwhile
 from pathlib import Path
 
 from mkdocs.config import base
@@ -41,6 +42,7 @@ from snippet_engine.runner import Runner
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 ASSETS = "assets/snippet-outputs"
+VIEWER = "assets/snippet-steps"  # the step-through viewer's script and styles (steps_view.py)
 MARK = "snippetengine0mark"  # in markers that a page's HTML has until the plugin replaces them
 TITLE = re.compile(r'<span class="filename">([^<]+)</span>')
 
@@ -141,6 +143,9 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             if chapter.blocks:
                 self.check(chapter)
                 self.add_notebook(chapter, files, config)
+        assets = Path(__file__).parent / "assets"
+        for name in ("steps.js", "steps.css"):
+            files.append(File.generated(config, f"{VIEWER}/{name}", abs_src_path=str(assets / name)))
         for path in sorted(self.snippets.rglob("*.py")):
             program = standalone.program(path, self.setup(path))
             files.append(File.generated(config, f"{self.config.snippets_dir}/{path.relative_to(self.snippets).as_posix()}",
@@ -171,8 +176,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         found.append(html_text)
         return f"{MARK}n{len(found) - 1}"
 
-    def outputs_html(self, outputs, page_url):
-        return render.outputs_html(outputs, PageSite(self, page_url))
+    def outputs_html(self, outputs, page_url, block=None):
+        return render.outputs_html(outputs, PageSite(self, page_url), block)
 
     def on_page_markdown(self, markdown, page, config, files):
         if page.file.src_uri in self.notebook_pages:
@@ -204,7 +209,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         if any(i.problem for i in block.includes):
             return indent + self.marker(uri, render.error_block("This code block cannot be shown",
                                                                 "\n\n".join(failures))) + "\n"
-        lines = [line for include in block.includes for line in include.shown()]
+        numbered = [(i.path.name, n, line) for i in block.includes for n, line in i.numbered()]
+        lines = [line for *_, line in numbered]
         info = block.info if "title=" in block.info else f'{block.info} title="{block.includes[0].file}"'
         fence = "\n".join([indent + block.fence + info, *(indent + line for line in lines), indent + block.fence])
         parts = [fence]
@@ -213,7 +219,9 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             parts[:0] = self.setup_and_copy(block.includes[0], indent, page)
         outputs = [o for i in snippets for o in self.result(i.path).select(i.first, i.last)]
         if outputs:
-            parts.append(indent + self.marker(uri, self.outputs_html(outputs, page.url)))
+            code = list(dropwhile(lambda n: not n[2], numbered))  # the highlighter drops leading empty lines
+            shown = {(name, n): k for k, (name, n, _) in enumerate(code, 1)}
+            parts.append(indent + self.marker(uri, self.outputs_html(outputs, page.url, shown)))
         if failures:
             parts.append(indent + self.marker(uri, render.error_block("This snippet failed", "\n\n".join(failures))))
         return "\n\n".join(parts) + "\n"  # a marker is a paragraph of its own, even when prose follows the fence
@@ -268,8 +276,14 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         return content
 
     def on_post_page(self, output, page, config):
-        """HTML kept out of the search index (render.py) goes in now that search has read the page."""
-        return re.sub(rf"{MARK}late(\w+)", lambda m: self.late[m[1]], output)
+        """HTML kept out of the search index (render.py) goes in now that search has read the page;
+        a page with a step-through viewer gets its script and styles."""
+        output = re.sub(rf"{MARK}late(\w+)", lambda m: self.late[m[1]], output)
+        if '<figure class="snippet-steps">' in output:
+            url = get_relative_url(VIEWER, page.url)
+            tags = f'<link rel="stylesheet" href="{url}/steps.css"><script src="{url}/steps.js" defer></script>'
+            output = output.replace("</head>", tags + "</head>", 1)
+        return output
 
     def download_link(self, m, page):
         name = html.unescape(m[1])

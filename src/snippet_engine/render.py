@@ -1,7 +1,8 @@
 """Snippet outputs (nbformat shapes) and failures as the HTML under a code block.
 
 Each kind of output has one renderer; `RENDERERS` picks it by output type
-and MIME type, most specific first.
+and MIME type, most specific first. A renderer is called with the output, the
+site (`outputs_html`) and the block the output is under.
 """
 
 import hashlib
@@ -9,7 +10,8 @@ import html
 import re
 import xml.etree.ElementTree as ET
 
-from snippet_engine.scrapers import GRAPH, WARNING
+from snippet_engine import steps_view
+from snippet_engine.scrapers import GRAPH, STEPS, WARNING
 
 PT_TO_PX = 4 / 3
 SVG_NS, XLINK_NS = "http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"
@@ -29,12 +31,15 @@ def merged(outputs):
     return result
 
 
-def outputs_html(outputs, site):
+def outputs_html(outputs, site, block=None):
     """HTML for a list of outputs. `site.asset_url(name, data)` stores a file for the built
     site and returns the URL the page uses for it (figures are separate SVG files);
     `site.after_search(html)` returns a placeholder for HTML that the search index
-    should not parse (an inline graph is thousands of tags), put in after it has."""
-    return "\n".join(renderer(out)(out, site) for out in merged(outputs))
+    should not parse (an inline graph is thousands of tags), put in after it has.
+    `block` maps (snippet file name, line in it) to the line of the code block above
+    the outputs, for the lines that block shows; None where the outputs are under no
+    snippet's block."""
+    return "\n".join(renderer(out)(out, site, block) for out in merged(outputs))
 
 
 def renderer(out):
@@ -45,7 +50,7 @@ def renderer(out):
     raise ValueError(f"no renderer for output {sorted(data) or out['output_type']}")
 
 
-def text_block(out, site):
+def text_block(out, site, block):
     name = out.get("name", "stdout")
     title = "Output" if name == "stdout" else "Printed to stderr"
     text = out["text"] if "text" in out else out["data"]["text/plain"]
@@ -53,7 +58,7 @@ def text_block(out, site):
             f'<pre><code>{html.escape(text.rstrip())}</code></pre></div>')
 
 
-def warning_block(out, site):
+def warning_block(out, site, block):
     warning = out["data"][WARNING]
     return (f'<div class="admonition warning snippet-warning"><p class="admonition-title">'
             f'{html.escape(warning["category"])}</p><p>{html.escape(warning["message"])}</p></div>')
@@ -67,7 +72,7 @@ def svg_size(svg):
     return px("width"), px("height")
 
 
-def figure_block(out, site):
+def figure_block(out, site, block):
     svg = out["data"]["image/svg+xml"]
     data = svg.encode()
     url = site.asset_url(hashlib.sha256(data).hexdigest()[:16] + ".svg", data)
@@ -95,7 +100,7 @@ def safe_svg(svg):
     return ET.tostring(root, encoding="unicode")
 
 
-def graph_block(out, site):
+def graph_block(out, site, block):
     edges = [f"{a} → {b}" for a, b in out["data"][GRAPH]["edges"]]
     label = out["data"]["text/plain"]
     svg = site.after_search(safe_svg(out["data"]["image/svg+xml"]))
@@ -106,6 +111,13 @@ def graph_block(out, site):
             + "</ul></details></figure>")
 
 
+def steps_block(out, site, block):
+    """The step-through viewer (steps_view.py), its graph sanitised; all of it after search."""
+    steps = out["data"][STEPS]
+    svg = safe_svg(steps_view.with_data_attributes(steps["svg"]))
+    return site.after_search(steps_view.viewer(steps, svg, block))
+
+
 def error_block(title, message):
     return (f'<div class="admonition failure snippet-error"><p class="admonition-title">'
             f'{html.escape(title)}</p><pre><code>{html.escape(message)}</code></pre></div>')
@@ -114,6 +126,7 @@ def error_block(title, message):
 RENDERERS = [
     (lambda out, data: out["output_type"] == "stream", text_block),
     (lambda out, data: WARNING in data, warning_block),
+    (lambda out, data: STEPS in data, steps_block),
     (lambda out, data: GRAPH in data, graph_block),
     (lambda out, data: "image/svg+xml" in data, figure_block),
     (lambda out, data: "text/plain" in data, text_block),

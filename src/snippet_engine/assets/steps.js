@@ -1,0 +1,137 @@
+/* The step-through viewer of a backward pass recorded by autograd_steps.step_through.
+   steps_view.py writes its HTML and data; this script makes each figure.snippet-steps
+   interactive: Previous / Next / Play, Left and Right arrows, a Backward mode (the
+   steps in the order the engine ran them) and a Forward mode (the lines of the code,
+   and the nodes each one added to the graph). */
+(() => {
+  "use strict";
+  const PLAY_MS = 1600;
+  const reduced = matchMedia("(prefers-reduced-motion: reduce)");
+  const MARKS = ["is-current", "is-done", "is-future", "is-in", "is-out"];
+
+  // The code block the viewer belongs to: the nearest one before it, past the block's other outputs.
+  function codeLines(figure) {
+    for (let el = figure.previousElementSibling; el; el = el.previousElementSibling) {
+      if (el.matches("div.highlight:not(.snippet-output)")) {
+        const code = el.querySelector("pre > code");
+        return {code, lines: code ? code.querySelectorAll(':scope > span[id^="__span"]') : []};
+      }
+    }
+    return {code: null, lines: []};
+  }
+
+  // Scroll `box`, never the page, so that `el` shows inside it.
+  function reveal(box, el) {
+    const b = box.getBoundingClientRect(), e = el.getBoundingClientRect();
+    const top = e.top < b.top || e.bottom > b.bottom ? e.top - b.top - (b.height - e.height) / 2 : 0;
+    const left = e.left < b.left || e.right > b.right ? e.left - b.left - Math.max(0, (b.width - e.width) / 2) : 0;
+    if (top || left) box.scrollBy({top, left, behavior: reduced.matches ? "instant" : "smooth"});
+  }
+
+  function start(figure) {
+    const data = JSON.parse(figure.querySelector(".snippet-steps__data").textContent);
+    const $ = selector => figure.querySelector(selector);
+    const graph = $(".snippet-steps__graph"), panel = $(".snippet-steps__panel");
+    const previous = $('[data-go="-1"]'), next = $('[data-go="1"]'), play = $('[data-go="play"]');
+    const nodes = data.lines.map((_, i) => graph.querySelector(`[data-node="${i}"]`));
+    const edges = data.edges.map((_, k) => graph.querySelector(`[data-edge="${k}"]`));
+    const {code, lines} = codeLines(figure);
+    let mode = "backward", index = 0, timer = null, lit = null;
+
+    const list = () => (mode === "backward" ? data.steps : data.forward);
+    const mark = (elements, name) => elements.forEach(el => el && el.classList.add(name));
+
+    function show() {
+      const items = list(), item = items[index];
+      $(".snippet-steps__counter").textContent = `Step ${index + 1} of ${items.length}`;
+      $(".snippet-steps__description").textContent = item.text;
+      previous.setAttribute("aria-disabled", index === 0);
+      next.setAttribute("aria-disabled", index === items.length - 1);
+      graph.querySelectorAll("." + MARKS.join(", .")).forEach(el => el.classList.remove(...MARKS));
+      let line;
+      if (mode === "backward") {
+        mark(data.steps.slice(0, index).map(s => nodes[s.node]), "is-done");
+        mark([nodes[item.node]], "is-current");
+        mark(item.in.map(k => edges[k]), "is-in");
+        mark(item.out.map(k => edges[k]), "is-out");
+        line = data.lines[item.node];
+      } else {
+        const future = new Set(data.forward.slice(index + 1).flatMap(f => f.nodes));
+        mark([...future].map(i => nodes[i]), "is-future");
+        mark(edges.filter((_, k) => future.has(data.edges[k][0]) || future.has(data.edges[k][1])), "is-future");
+        mark(item.nodes.map(i => nodes[i]), "is-current");
+        line = item.line;
+      }
+      panel.replaceChildren(...(mode === "backward" ? item.rows : []).flatMap(([kind, what, value]) => {
+        const dt = document.createElement("dt"), dd = document.createElement("dd");
+        dt.className = "is-" + kind;
+        dt.textContent = what;
+        dd.textContent = value;
+        return [dt, dd];
+      }));
+      if (lit) lit.classList.remove("snippet-steps-line");
+      lit = line ? lines[line - 1] : null;
+      if (lit) lit.classList.add("snippet-steps-line");
+    }
+
+    // Scroll the code block and the graph, not the page, to what the step marks. Not on
+    // start, where reading the layout would make the browser lay the page out early.
+    function follow() {
+      if (lit) reveal(code, lit);
+      const current = graph.querySelector(".is-current");
+      if (current) reveal(graph, current);
+    }
+
+    function go(step) {
+      index = Math.min(Math.max(index + step, 0), list().length - 1);
+      show();
+      follow();
+    }
+
+    function stop() {
+      clearInterval(timer);
+      timer = null;
+      play.textContent = "Play";
+    }
+
+    function tick() {
+      go(1);
+      if (index === list().length - 1) stop();
+    }
+
+    function toggle() {
+      if (timer) return stop();
+      if (index === list().length - 1) index = -1;  // played to the end: start again
+      play.textContent = "Pause";
+      timer = setInterval(tick, PLAY_MS);
+      tick();
+    }
+
+    previous.addEventListener("click", () => { stop(); go(-1); });
+    next.addEventListener("click", () => { stop(); go(1); });
+    play.addEventListener("click", toggle);
+    figure.querySelectorAll("[data-mode]").forEach(button => {
+      button.hidden = button.dataset.mode === "forward" && !data.forward.length;
+      button.addEventListener("click", () => {
+        stop();
+        mode = button.dataset.mode;
+        index = 0;
+        figure.querySelectorAll("[data-mode]").forEach(b => b.setAttribute("aria-pressed", b === button));
+        show();
+        follow();
+      });
+    });
+    figure.addEventListener("keydown", event => {
+      const step = {ArrowLeft: -1, ArrowRight: 1}[event.key];
+      if (!step || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      event.preventDefault();
+      stop();
+      go(step);
+    });
+    $(".snippet-steps__viewer").hidden = false;
+    $(".snippet-steps__table").open = false;
+    show();
+  }
+
+  document.querySelectorAll("figure.snippet-steps").forEach(start);
+})();
