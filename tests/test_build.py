@@ -69,3 +69,8 @@ def test_warnings_do_not_name_the_place_in_pytorchs_own_build(built_site):
             assert "Triggered internally" not in box.get_text(), page
     assert warned
     assert "Triggered internally" not in (built_site / "notebooks" / "autograd_basics.ipynb").read_text()
+
+
+def test_the_search_index_holds_no_marker_of_the_snippets_plugin(built_site):
+    index = (built_site / "search" / "search_index.json").read_text()
+    assert "gradcheck" in index and MARK not in index

@@ -278,7 +278,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     def on_post_page(self, output, page, config):
         """HTML kept out of the search index (render.py) goes in now that search has read the page;
         a page with a step-through viewer gets its script and styles."""
-        output = re.sub(rf"{MARK}late(\w+)", lambda m: self.late[m[1]], output)
+        output = re.sub(rf"<!--{MARK}late(\w+)-->", lambda m: self.late[m[1]], output)
         if '<figure class="snippet-steps">' in output:
             url = get_relative_url(VIEWER, page.url)
             tags = f'<link rel="stylesheet" href="{url}/steps.css"><script src="{url}/steps.js" defer></script>'
@@ -317,7 +317,7 @@ class PageSite:
     def after_search(self, fragment):
         digest = hashlib.sha256(fragment.encode()).hexdigest()[:16]
         self.plugin.late[digest] = fragment
-        return f"{MARK}late{digest}"
+        return f"<!--{MARK}late{digest}-->"  # a comment: the search index skips it
 
 
 def copy_attribute(code):
