@@ -118,8 +118,8 @@ class Recording:
         for entry in fn.metadata.get("traceback_", []):
             m = entry.startswith(prefix) and FRAME.search(entry)
             if m and os.path.dirname(m["file"]) == self.folder:
-                frames.append({"file": os.path.basename(m["file"]), "line": int(m["line"]),
-                               "code": m["code"].strip()})
+                code = m["code"].split("  #")[0].strip()  # without a comment at its end
+                frames.append({"file": os.path.basename(m["file"]), "line": int(m["line"]), "code": code})
         return frames
 
     def run(self, gradient, backward_args):

@@ -1,8 +1,8 @@
-"""The first gradient again, with PyTorch's engine recorded as it runs backward."""
+"""The first gradient again, recorded as PyTorch's engine runs backward."""
 import torch
 from autograd_steps import step_through
 
-# Anomaly mode: every node made in this block keeps the stack of the line that created it.
+# In anomaly mode each node made in this block remembers the line that made it.
 with torch.autograd.set_detect_anomaly(True, check_nan=False):
     x = torch.ones(2, 2, requires_grad=True)
     y = x + 2

@@ -1,4 +1,4 @@
-"""The regression loss of this chapter, backpropagated by PyTorch's engine and recorded step by step."""
+"""This chapter's regression loss, backpropagated and recorded step by step."""
 import torch
 from autograd_steps import step_through
 
