@@ -281,3 +281,12 @@ def test_hessian_matches_the_hand_derived_one_and_needs_a_jvp_for_our_elu(chapte
     assert chapter.shown("hessian_elu.py", "composite").endswith("same as by hand: True\n")
     assert "jacfwd(jacrev(" in inspect.getsource(torch.func.hessian).replace(" ", "")
     assert not hasattr(ns["ELUFunction"], "jvp") or ns["ELUFunction"].jvp is torch.autograd.Function.jvp
+
+
+def test_a_backward_that_computes_in_place_differentiates_correctly(chapter):
+    ns = chapter.run("inplace_backward_twice.py")
+    x = ns["x"].detach()
+    assert torch.equal(ns["first"].detach(), 3 * x**2)
+    assert torch.equal(ns["second"], 6 * x), "the second derivative of x**3, exactly"
+    assert "mul_(" in chapter.path("inplace_backward_twice.py").read_text()
+    assert chapter.shown("inplace_backward_twice.py").splitlines()[-1] == "True", "gradgradcheck passes"
