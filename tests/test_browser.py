@@ -217,7 +217,7 @@ def test_page_fits_a_390_px_screen_in_dark_mode(browser, urls, name):
 
 def test_every_chapter_offers_its_notebook(browser, urls, site_url):
     page = open_page(browser, urls["autograd_basics"])
-    link = page.locator("p.notebook-download a")
+    link = page.locator("p.notebook-download a", has_text="Jupyter notebook")
     href = link.get_attribute("href")
     assert href == "../notebooks/autograd_basics.ipynb"
     response = page.request.get(f"{site_url}/notebooks/autograd_basics.ipynb")

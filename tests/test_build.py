@@ -1,12 +1,18 @@
 """The real site builds strictly, and its pages carry what the build produced."""
 
+import platform
 import re
+import subprocess
+import sys
+import zipfile
+from importlib import metadata
 
 import yaml
 from bs4 import BeautifulSoup
-from conftest import ROOT, pages
+from conftest import CHAPTERS, ROOT, SNIPPETS, pages
 
 from snippet_engine.plugin import MARK
+from snippet_engine.runner import PACKAGES
 
 
 def test_every_page_has_typeset_math_and_no_leftovers(built_site):
@@ -74,3 +80,34 @@ def test_warnings_do_not_name_the_place_in_pytorchs_own_build(built_site):
 def test_the_search_index_holds_no_marker_of_the_snippets_plugin(built_site):
     index = (built_site / "search" / "search_index.json").read_text()
     assert "gradcheck" in index and MARK not in index
+
+
+def test_the_examples_bundle_runs_in_an_empty_folder(built_site, tmp_path):
+    with zipfile.ZipFile(built_site / "downloads" / "examples.zip") as bundle:
+        bundle.extractall(tmp_path)
+        names = set(bundle.namelist())
+    examples = tmp_path / "examples"
+    snippets = {f"examples/{p.relative_to(SNIPPETS).as_posix()}" for p in SNIPPETS.rglob("*.py")}
+    assert names == snippets | {"examples/requirements.txt", "examples/README.md"}
+    for name in snippets:  # each is the download of its block
+        relative = name.removeprefix("examples/")
+        assert (examples / relative).read_text() == (built_site / "snippets" / relative).read_text()
+    pins = (examples / "requirements.txt").read_text().split()
+    assert pins == [f"{name}=={metadata.version(name).split('+')[0]}" for name in PACKAGES]
+    assert "cd autograd_basics" in (examples / "README.md").read_text()
+    done = subprocess.run([sys.executable, "first_gradient.py"], cwd=examples / "autograd_basics",
+                          capture_output=True, text=True, timeout=300)
+    assert done.stdout == "tensor(27., grad_fn=<MeanBackward0>)\ntensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])\n"
+    assert (examples / "autograd_basics" / "first_gradient_graph.svg").is_file()
+
+
+def test_the_home_page_says_what_produced_the_outputs_and_links_the_examples(built_site):
+    home = " ".join(BeautifulSoup((built_site / "index.html").read_text(), "html.parser").get_text().split())
+    versions = ", ".join(f"{name} {metadata.version(name)}" for name in PACKAGES[:-1])
+    assert (f"Every output on this site was produced by Python {platform.python_version()}, {versions} and "
+            f"{PACKAGES[-1]} {metadata.version(PACKAGES[-1])}, on {platform.system()} ({platform.machine()}),") in home
+    for page in ["index.html", *(f"{chapter}/index.html" for chapter in CHAPTERS)]:
+        soup = BeautifulSoup((built_site / page).read_text(), "html.parser")
+        (link,) = [a for a in soup.find_all("a") if a.get_text() == "Download all examples"]
+        assert (built_site / page).parent.joinpath(link["href"]).resolve() == built_site / "downloads" / "examples.zip"
+

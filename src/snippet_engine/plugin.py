@@ -23,6 +23,7 @@ MkDocs keeps a plugin across serve rebuilds, and `on_shutdown` stops it.
 import hashlib
 import html
 import logging
+import platform
 import re
 from itertools import dropwhile
 from pathlib import Path
@@ -38,11 +39,15 @@ from snippet_engine import notebooks, render, standalone
 from snippet_engine.system_tools import check_dot
 from snippet_engine.chapter import parse
 from snippet_engine.page_cache import PageCache, key
-from snippet_engine.runner import Runner
+from snippet_engine.runner import Runner, fingerprint
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 ASSETS = "assets/snippet-outputs"
 VIEWER = "assets/snippet-steps"  # the step-through viewer's script and styles (steps_view.py)
+BUNDLE = "downloads/examples.zip"  # every example as its download, with requirements.txt
+# What a page may ask the plugin to write for it, in its Markdown.
+ENVIRONMENT = "<!-- snippets: environment -->"
+BUNDLE_LINK = "<!-- snippets: examples -->"
 MARK = "snippetengine0mark"  # in markers that a page's HTML has until the plugin replaces them
 TITLE = re.compile(r'<span class="filename">([^<]+)</span>')
 
@@ -146,11 +151,26 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         assets = Path(__file__).parent / "assets"
         for name in ("steps.js", "steps.css"):
             files.append(File.generated(config, f"{VIEWER}/{name}", abs_src_path=str(assets / name)))
+        programs = {}
         for path in sorted(self.snippets.rglob("*.py")):
-            program = standalone.program(path, self.setup(path))
-            files.append(File.generated(config, f"{self.config.snippets_dir}/{path.relative_to(self.snippets).as_posix()}",
-                                        content=program))
+            name = path.relative_to(self.snippets).as_posix()
+            programs[name] = standalone.program(path, self.setup(path))
+            files.append(File.generated(config, f"{self.config.snippets_dir}/{name}", content=programs[name]))
+        packages = fingerprint(self.runner.packages)["packages"]
+        files.append(File.generated(config, BUNDLE, content=standalone.bundle(programs, packages, self.environment())))
         return files
+
+    def environment(self):
+        """What produced the outputs, in words: the engine's own fingerprint (part of every cache key)."""
+        found = fingerprint(self.runner.packages)
+        packages = [f"{name} {version}" for name, version in found["packages"].items() if version]
+        return (f"Python {found['python']}, {', '.join(packages[:-1])} and {packages[-1]}, on "
+                f"{platform.system()} ({platform.machine()}), {'with' if found['gpu'] else 'without'} a GPU")
+
+    def bundle_link(self, page):
+        url = get_relative_url(BUNDLE, page.url)
+        return (f'<a href="{url}" download>Download all examples</a> '
+                "(a zip, by chapter, with the pinned requirements and a README)")
 
     def add_notebook(self, chapter, files, config):
         slug = Path(chapter.src_uri).with_suffix("").as_posix()
@@ -180,6 +200,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         return render.outputs_html(outputs, PageSite(self, page_url), block)
 
     def on_page_markdown(self, markdown, page, config, files):
+        markdown = markdown.replace(ENVIRONMENT, self.environment()).replace(BUNDLE_LINK, self.bundle_link(page))
         if page.file.src_uri in self.notebook_pages:
             return self.notebook_markdown(markdown, page, config)
         chapter = self.chapters.get(page.file.src_uri)
@@ -198,7 +219,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         slug = Path(page.file.src_uri).with_suffix("").as_posix()
         url = get_relative_url(f"{self.config.notebooks_dir}/{slug}.ipynb", page.url)
         link = (f'<p class="notebook-download"><a href="{url}" download>'
-                "Download this chapter as a Jupyter notebook</a></p>")
+                f"Download this chapter as a Jupyter notebook</a> · {self.bundle_link(page)}</p>")
         title, _, rest = markdown.partition("\n")
         return f"{title}\n\n{link}\n{rest}" if title.startswith("# ") else f"{link}\n\n{markdown}"
 
