@@ -123,12 +123,15 @@ class Recording:
         return frames
 
     def run(self, gradient, backward_args):
-        running = {}  # id(fn) -> the step it is in
+        running = {}  # node id -> the step it is in
+        outgoing = {node["id"]: {} for node in self.nodes}  # node id -> {slot: edge id}
+        for edge in self.edges:
+            outgoing[edge["from"]][edge["slot"]] = edge["id"]
         handles = []
         for node in self.nodes:
             fn = node["fn"]
             handles.append(fn.register_prehook(self.prehook(node, running)))
-            handles.append(fn.register_hook(self.hook(node, running)))
+            handles.append(fn.register_hook(self.hook(node, running, outgoing[node["id"]])))
         try:
             self.output.backward(gradient, **backward_args)
         finally:
@@ -141,7 +144,8 @@ class Recording:
         for step in self.steps:
             step["contributions"] = [{"edge": e["id"], "grad": sent.get(e["id"])}
                                      for e in self.edges if e["to"] == step["node"] and e["id"] in sent]
-            step["description"] = self.step_text(step)
+        for number, step in enumerate(self.steps, 1):
+            step["description"] = self.step_text(number, step)
 
     def prehook(self, node, running):
         def hook(grad_outputs):
@@ -150,12 +154,10 @@ class Recording:
             self.steps.append(step)
         return hook
 
-    def hook(self, node, running):
+    def hook(self, node, running, edges):
         def hook(grad_inputs, grad_outputs):
-            step = running[node["id"]]
-            edges = {e["slot"]: e["id"] for e in self.edges if e["from"] == node["id"]}
-            step["sent"] = [{"edge": edges[slot], "grad": summary(g)} for slot, g in enumerate(grad_inputs)
-                            if slot in edges]
+            running[node["id"]]["sent"] = [{"edge": edges[slot], "grad": summary(g)}
+                                           for slot, g in enumerate(grad_inputs) if slot in edges]
         return hook
 
     # What a reader sees
@@ -173,24 +175,27 @@ class Recording:
             or (node["where"][-1] if node["where"] else None)
         return f" (made by line {frame['line']}: {frame['code']})" if frame else ""
 
-    def step_text(self, step):
-        node = self.nodes[step["node"]]
-        number = self.steps.index(step) + 1
-        text = f"Step {number} of {len(self.steps)}: {self.node_text(step['node'])}{self.line_text(node)}"
+    def received_text(self, step, nothing):
+        """What arrived, as the sum of what each edge carried where two or more paths meet."""
+        received = step["received"]["text"] if step["received"] else nothing
         parts = [c["grad"]["text"] for c in step["contributions"]]
-        received = step["received"]["text"] if step["received"] else "nothing"
-        if len(parts) > 1:
-            text += f" receives {' + '.join(parts)} = {received}"
-        else:
-            text += f" receives {received}"
+        return f"{' + '.join(parts)} = {received}" if len(parts) > 1 else received
+
+    def sent_text(self, step, to):
+        return [f"{s['grad']['text'] if s['grad'] else 'None'}{to}{self.node_text(self.edges[s['edge']]['to'])}"
+                for s in step["sent"]]
+
+    def step_text(self, number, step):
+        node = self.nodes[step["node"]]
+        text = (f"Step {number} of {len(self.steps)}: {self.node_text(step['node'])}{self.line_text(node)}"
+                f" receives {self.received_text(step, 'nothing')}")
         if node["kind"] == "leaf":
             return text + f", and adds it to {node['label']}.grad."
         if node["kind"] == "custom":
             kept = [f"saved tensor {t['name']} ({shape_text(t['shape'])} {t['dtype']}, {t['bytes']} bytes)"
                     for t in node["saved"]] + [f"ctx.{a['name']} = {a['value']}" for a in node["attributes"]]
             text += f"; its backward reads {', '.join(kept)}" if kept else ""
-        sent = [f"{s['grad']['text'] if s['grad'] else 'None'} to {self.node_text(self.edges[s['edge']]['to'])}"
-                for s in step["sent"]]
+        sent = self.sent_text(step, " to ")
         return text + (f", and sends {'; '.join(sent)}." if sent else ".")
 
     def forward_lines(self):
@@ -215,12 +220,8 @@ class Recording:
     def rows(self):
         for number, step in enumerate(self.steps, 1):
             node = self.nodes[step["node"]]
-            sent = "; ".join(f"{s['grad']['text'] if s['grad'] else 'None'} → {self.node_text(self.edges[s['edge']]['to'])}"
-                             for s in step["sent"])
-            received = step["received"]["text"] if step["received"] else ""
-            if len(step["contributions"]) > 1:
-                received = " + ".join(c["grad"]["text"] for c in step["contributions"]) + " = " + received
-            yield [str(number), node["label"], str(node["line"] or ""), received, sent]
+            yield [str(number), node["label"], str(node["line"] or ""), self.received_text(step, ""),
+                   "; ".join(self.sent_text(step, " → "))]
 
     HEADER = ["Step", "Node", "Line", "Gradient received", "Gradients sent"]
 

@@ -156,16 +156,11 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             name = path.relative_to(self.snippets).as_posix()
             programs[name] = standalone.program(path, self.setup(path))
             files.append(File.generated(config, f"{self.config.snippets_dir}/{name}", content=programs[name]))
-        packages = fingerprint(self.runner.packages)["packages"]
-        files.append(File.generated(config, BUNDLE, content=standalone.bundle(programs, packages, self.environment())))
-        return files
-
-    def environment(self):
-        """What produced the outputs, in words: the engine's own fingerprint (part of every cache key)."""
         found = fingerprint(self.runner.packages)
-        packages = [f"{name} {version}" for name, version in found["packages"].items() if version]
-        return (f"Python {found['python']}, {', '.join(packages[:-1])} and {packages[-1]}, on "
-                f"{platform.system()} ({platform.machine()}), {'with' if found['gpu'] else 'without'} a GPU")
+        self.environment = environment(found)
+        files.append(File.generated(config, BUNDLE, content=standalone.bundle(programs, found["packages"],
+                                                                            self.environment)))
+        return files
 
     def bundle_link(self, page):
         url = get_relative_url(BUNDLE, page.url)
@@ -200,7 +195,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         return render.outputs_html(outputs, PageSite(self, page_url), block)
 
     def on_page_markdown(self, markdown, page, config, files):
-        markdown = markdown.replace(ENVIRONMENT, self.environment()).replace(BUNDLE_LINK, self.bundle_link(page))
+        markdown = markdown.replace(ENVIRONMENT, self.environment).replace(BUNDLE_LINK, self.bundle_link(page))
         if page.file.src_uri in self.notebook_pages:
             return self.notebook_markdown(markdown, page, config)
         chapter = self.chapters.get(page.file.src_uri)
@@ -339,6 +334,13 @@ class PageSite:
         digest = hashlib.sha256(fragment.encode()).hexdigest()[:16]
         self.plugin.late[digest] = fragment
         return f"<!--{MARK}late{digest}-->"  # a comment: the search index skips it
+
+
+def environment(found):
+    """What produced the outputs, in words, from the engine's fingerprint (part of every cache key)."""
+    packages = [f"{name} {version}" for name, version in found["packages"].items() if version]
+    return (f"Python {found['python']}, {', '.join(packages[:-1])} and {packages[-1]}, on "
+            f"{platform.system()} ({platform.machine()}), {'with' if found['gpu'] else 'without'} a GPU")
 
 
 def copy_attribute(code):
