@@ -189,10 +189,45 @@ def test_a_section_block_folds_its_setup(browser, urls):
     fold = page.locator("details.snippet-setup").first
     assert re.fullmatch(r"\d+ lines of setup, run before the code below and copied with it",
                         fold.locator("summary").inner_text())
-    assert not fold.locator("code").is_visible()
+    assert not fold.locator("pre").is_visible()
     fold.locator("summary").click()
-    assert fold.locator("code").is_visible() and "import torch" in fold.locator("code").inner_text()
+    assert fold.locator("pre").is_visible() and "import torch" in fold.locator("pre").inner_text()
+    assert fold.locator("button, code").count() == 0, "the fold is not a code block of its own: no copy button"
     page.context.close()
+
+
+# Records what scripts change in code blocks (a `pre` or its `code`) once the page is
+# parsed: Material mounts its code blocks after DOMContentLoaded.
+WATCH_CODE_BLOCKS = """
+window.codeBlockChanges = [];
+new MutationObserver(records => {
+  if (document.readyState === "loading") return;
+  for (const r of records) {
+    const where = r.target.matches && r.target.matches("pre, pre > code");  // not a line the viewer marks
+    const changed = r.type === "attributes" ? r.oldValue !== r.target.getAttribute(r.attributeName) : r.addedNodes.length;
+    if (where && changed)
+      window.codeBlockChanges.push(`${r.type} ${r.attributeName || [...r.addedNodes].map(n => n.nodeName)}`);
+  }
+}).observe(document, {subtree: true, childList: true, attributes: true, attributeOldValue: true,
+                      attributeFilter: ["class"]});
+"""
+
+
+@pytest.mark.parametrize("name", ["custom_functions", "gpu", "notebooks/custom_functions"])
+def test_code_blocks_come_with_their_copy_buttons_and_scripts_change_none(browser, urls, name):
+    """The build writes each code block's copy button and the class Material gives a block of
+    line spans, so Material's script finds nothing to change in a block: changing a block and
+    then measuring it, block after block, would lay the whole page out once per block."""
+    context = browser.new_context(viewport={"width": 412, "height": 900})
+    context.add_init_script(WATCH_CODE_BLOCKS)
+    page = context.new_page()
+    page.goto(urls[name], wait_until="load")
+    page.wait_for_timeout(500)
+    blocks = page.locator(".md-content pre > code")
+    assert blocks.count() > 10
+    assert page.locator(".md-content pre > nav.md-code__nav > button.md-code__button").count() == blocks.count()
+    assert page.evaluate("window.codeBlockChanges") == []
+    context.close()
 
 
 def test_graphs_stay_legible_in_dark_mode(browser, urls):

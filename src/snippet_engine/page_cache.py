@@ -60,15 +60,16 @@ class PageCache:
         self.put(key, {"html": html, "toc": tokens(toc)})
 
     def highlighted(self, code):
-        """Python code as Pygments HTML, the way pymdownx.highlight renders a fence."""
-        entry = key("highlight", code)
+        """Python code as Pygments HTML in a `pre` of the highlight's own, without the `code`
+        element of a fence: the page's scripts leave it alone (no copy button, no measuring)."""
+        entry = key("highlight-pre", code)
         data = self.get(entry)
         if not isinstance(data, str):
             from pygments import highlight
             from pygments.formatters import HtmlFormatter
             from pygments.lexers import PythonLexer
 
-            data = highlight(code, PythonLexer(), HtmlFormatter(wrapcode=True))
+            data = highlight(code, PythonLexer(), HtmlFormatter())
             self.put(entry, data)
         return data
 

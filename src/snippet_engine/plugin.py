@@ -22,10 +22,10 @@ MkDocs keeps a plugin across serve rebuilds, and `on_shutdown` stops it.
 
 import hashlib
 import html
+import itertools
 import logging
 import platform
 import re
-from itertools import dropwhile
 from pathlib import Path
 
 from mkdocs.config import base
@@ -50,6 +50,8 @@ ENVIRONMENT = "<!-- snippets: environment -->"
 BUNDLE_LINK = "<!-- snippets: examples -->"
 MARK = "snippetengine0mark"  # in markers that a page's HTML has until the plugin replaces them
 TITLE = re.compile(r'<span class="filename">([^<]+)</span>')
+# A code block as Material finds it (`pre:not(.mermaid) > code`), with its line spans if it has them.
+CODE_BLOCK = re.compile(r'(<pre(?![^>]*\bmermaid\b)[^>]*>(?:<span></span>)?)<code>(?=(<span id="__span)?)')
 
 
 class SnippetsConfig(base.Config):
@@ -235,7 +237,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             parts[:0] = self.setup_and_copy(block.includes[0], indent, page)
         outputs = [o for i in snippets for o in self.result(i.path).select(i.first, i.last)]
         if outputs:
-            code = list(dropwhile(lambda n: not n[2], numbered))  # the highlighter drops leading empty lines
+            code = list(itertools.dropwhile(lambda n: not n[2], numbered))  # the highlighter drops leading empty lines
             shown = {(name, n): k for k, (name, n, _) in enumerate(code, 1)}
             parts.append(indent + self.marker(uri, self.outputs_html(outputs, page.url, shown)))
         if failures:
@@ -295,6 +297,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         """HTML kept out of the search index (render.py) goes in now that search has read the page;
         a page with a step-through viewer gets its script and styles."""
         output = re.sub(rf"<!--{MARK}late(\w+)-->", lambda m: self.late[m[1]], output)
+        output = with_copy_buttons(output)
         if '<figure class="snippet-steps">' in output:
             url = get_relative_url(VIEWER, page.url)
             tags = f'<link rel="stylesheet" href="{url}/steps.css"><script src="{url}/steps.js" defer></script>'
@@ -346,6 +349,26 @@ def environment(found):
 def copy_attribute(code):
     """What a code block's copy button copies (Material reads `data-copy` of the block)."""
     return f'data-copy="{html.escape(code)}"'
+
+
+def with_copy_buttons(page):
+    """Every code block's copy button, written as Material's `content.code.copy` would add it.
+
+    Material adds the button in the browser, block after block, reading each block's
+    size after changing it: on a page of 50 code blocks that lays the whole page out 50
+    times and blocks a phone for seconds. Written here, with the class Material adds to
+    a block of line spans, Material's code blocks find nothing to change, and its
+    clipboard (which listens on the whole document) copies the block's `data-copy`."""
+    count = itertools.count(1)
+
+    def button(m):
+        n = next(count)
+        lines = ' class="md-code__content"' if m[2] else ""
+        return (f'{m[1]}<nav class="md-code__nav"><button class="md-code__button" title="Copy to clipboard" '
+                f'data-clipboard-target="#__copy_{n}" data-md-type="copy"></button></nav>'
+                f'<code id="__copy_{n}"{lines}>')
+
+    return CODE_BLOCK.sub(button, page)
 
 
 def keep_serving_on_errors():
