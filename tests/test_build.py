@@ -77,6 +77,25 @@ def test_warnings_do_not_name_the_place_in_pytorchs_own_build(built_site):
     assert "Triggered internally" not in (built_site / "notebooks" / "autograd_basics.ipynb").read_text()
 
 
+def test_a_page_shows_each_warning_in_full_once(built_site):
+    """A warning the page showed already is named by its first sentence; the non-leaf `.grad`
+    warning of "Autograd basics" is shown in full once and named three times after."""
+    for page in pages(built_site):
+        soup = BeautifulSoup(page.read_text(), "html.parser")
+        shown = [box.select("p")[1].get_text() for box in soup.select(".snippet-warning")]
+        full = [text for text in shown if not text.startswith("The same warning as above: ")]
+        assert len(full) == len(set(full)), page
+        for text in shown:
+            if text not in full:
+                assert any(f.startswith(text.removeprefix("The same warning as above: ")) for f in full), page
+    soup = BeautifulSoup((built_site / "autograd_basics" / "index.html").read_text(), "html.parser")
+    texts = [box.select("p")[1].get_text() for box in soup.select(".snippet-warning")]
+    non_leaf = [t for t in texts if "not a leaf Tensor" in t]
+    assert len(non_leaf) == 4 and non_leaf[0].startswith("The .grad attribute") and all(
+        t == "The same warning as above: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed."
+        for t in non_leaf[1:])
+
+
 def test_the_search_index_holds_no_marker_of_the_snippets_plugin(built_site):
     index = (built_site / "search" / "search_index.json").read_text()
     assert "gradcheck" in index and MARK not in index

@@ -440,3 +440,24 @@ def test_serve_shows_a_broken_snippet_on_the_page_keeps_serving_and_recovers(pro
     assert workers and not any(map(alive, workers)), "Ctrl-C stops the worker too"
     assert "index.md:3: snippet" in log and "RuntimeError: not yet" in log
     assert "Aborted" not in log and "appear stuck" not in log
+
+
+def test_a_warning_repeated_in_a_row_shows_once_counted_and_again_later_by_its_first_sentence():
+    from types import SimpleNamespace
+
+    from snippet_engine.plugin import PageSite
+    from snippet_engine.render import outputs_html
+    from snippet_engine.scrapers import WARNING
+
+    warning = {"output_type": "display_data", "data": {WARNING: {
+        "category": "UserWarning", "message": "First sentence. Second sentence."}}}
+    printed = {"output_type": "stream", "name": "stdout", "text": "None\n"}
+    site = PageSite(SimpleNamespace(shown={}), "page/")
+    first = BeautifulSoup(outputs_html([warning, warning, warning, printed], site), "html.parser")
+    again = BeautifulSoup(outputs_html([printed, warning], site), "html.parser")
+    other = BeautifulSoup(outputs_html([warning], PageSite(site.plugin, "other/")), "html.parser")
+    assert [b.get_text(" ") for b in first.select(".snippet-warning")] == [
+        "UserWarning (3 times) First sentence. Second sentence."]
+    assert [b.get_text(" ") for b in again.select(".snippet-warning")] == [
+        "UserWarning The same warning as above: First sentence."]
+    assert other.select_one(".snippet-warning p + p").get_text() == "First sentence. Second sentence."

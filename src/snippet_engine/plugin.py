@@ -92,7 +92,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             self.runner, self.settings = Runner(*settings), settings
             self.pages = PageCache(root / self.config.cache_dir / "pages")
         self.chapters, self.results, self.failures, self.setups = {}, {}, {}, {}
-        self.html, self.assets, self.late = {}, {}, {}
+        self.html, self.assets, self.late, self.shown = {}, {}, {}, {}
         self.notebook_pages, self.cached_pages, self.page_keys = set(), {}, {}
         if self.serving:
             keep_serving_on_errors()
@@ -332,6 +332,11 @@ class PageSite:
     def asset_url(self, name, data):
         self.plugin.assets[name] = data
         return get_relative_url(f"{ASSETS}/{name}", self.page_url)
+
+    def first_time(self, what):
+        """True the first time the page shows `what` (a warning), False after."""
+        seen = self.plugin.shown.setdefault(self.page_url, set())
+        return not (what in seen or seen.add(what))
 
     def after_search(self, fragment):
         digest = hashlib.sha256(fragment.encode()).hexdigest()[:16]

@@ -20,12 +20,15 @@ ET.register_namespace("xlink", XLINK_NS)
 
 
 def merged(outputs):
-    """Adjacent text of the same stream as one output (lines of a block print one after another)."""
+    """Adjacent text of the same stream as one output (lines of a block print one after another),
+    and adjacent identical warnings as one that counts them."""
     result = []
     for out in outputs:
         last = result[-1] if result else None
         if out["output_type"] == "stream" and last and last["output_type"] == "stream" and last["name"] == out["name"]:
             result[-1] = {**last, "text": last["text"] + out["text"]}
+        elif WARNING in out.get("data", {}) and last and last.get("data", {}).get(WARNING) == out["data"][WARNING]:
+            result[-1] = {**last, "times": last.get("times", 1) + 1}
         else:
             result.append(out)
     return result
@@ -59,9 +62,14 @@ def text_block(out, site, block):
 
 
 def warning_block(out, site, block):
+    """A warning in full the first time a page shows it; after that, its first sentence."""
     warning = out["data"][WARNING]
+    times = {1: "", 2: " (twice)"}.get(out.get("times", 1), f" ({out.get('times')} times)")
+    message = warning["message"]
+    if not site.first_time((warning["category"], message)):
+        message = "The same warning as above: " + re.split(r"(?<=\.)\s", message, maxsplit=1)[0]
     return (f'<div class="admonition warning snippet-warning"><p class="admonition-title">'
-            f'{html.escape(warning["category"])}</p><p>{html.escape(warning["message"])}</p></div>')
+            f'{html.escape(warning["category"])}{times}</p><p>{html.escape(message)}</p></div>')
 
 
 def svg_size(svg):
