@@ -12,4 +12,5 @@ Modules, one concern each:
                styles: assets/steps.js, assets/steps.css)
 - standalone.py  a snippet (or the part of it a block shows) as a file that runs on its own
 - notebooks.py a chapter as a Jupyter notebook, and the notebook's page
+- api_links.py links from torch names in prose to the PyTorch reference
 """

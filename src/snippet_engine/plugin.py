@@ -35,7 +35,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 from mkdocs.utils import CountHandler, get_relative_url
 
-from snippet_engine import notebooks, render, standalone
+from snippet_engine import api_links, notebooks, render, standalone
 from snippet_engine.system_tools import check_dot
 from snippet_engine.chapter import parse
 from snippet_engine.page_cache import PageCache, key
@@ -70,6 +70,8 @@ class SnippetsConfig(base.Config):
     """Packages whose versions are part of every cache key."""
     notebooks_dir = c.Type(str, default="notebooks")
     """Where chapters' notebooks and their pages go in the site."""
+    api_reference = c.Type(str, default="https://docs.pytorch.org/docs/stable/")
+    """The PyTorch reference that torch names in prose link to (api_links.py)."""
 
 
 class SnippetsPlugin(BasePlugin[SnippetsConfig]):
@@ -160,6 +162,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             files.append(File.generated(config, f"{self.config.snippets_dir}/{name}", content=programs[name]))
         found = fingerprint(self.runner.packages)
         self.environment = environment(found)
+        self.names = api_links.Names(self.project / self.config.cache_dir / "api-links" / "names.json",
+                                     found["packages"]["torch"], self.runner)
         files.append(File.generated(config, BUNDLE, content=standalone.bundle(programs, found["packages"],
                                                                             self.environment)))
         return files
@@ -275,10 +279,12 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         return ""
 
     def on_page_content(self, content, page, config, files):
+        """The page's markers replaced, and its torch names linked to the reference (api_links.py).
+        A notebook page is cached unlinked: its links and warnings are made anew on every build."""
         uri = page.file.src_uri
         if uri in self.cached_pages:
             content, page.toc = self.cached_pages[uri]
-            return content
+            return api_links.link(content, uri, self.config.api_reference, self.names)
         blocks = self.html.get(uri, [])
 
         def place(m):
@@ -291,7 +297,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         content = TITLE.sub(lambda m: self.download_link(m, page), content)
         if uri in self.notebook_pages:
             self.pages.put_page(self.page_keys[uri], content, page.toc)
-        return content
+        return api_links.link(content, uri, self.config.api_reference, self.names)
 
     def on_post_page(self, output, page, config):
         """HTML kept out of the search index (render.py) goes in now that search has read the page;
