@@ -1,10 +1,54 @@
-"""Every chapter's notebook, as a reader downloads it, runs on its own and prints what the page shows."""
+"""Every chapter's notebook, as a reader downloads it, runs on its own and shows what the page shows;
+its first cell installs the pinned packages only where they are missing; the index lists every notebook."""
+
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from importlib import metadata
 
 import nbformat
 import pytest
-from conftest import CHAPTERS
+import yaml
+from bs4 import BeautifulSoup
+from conftest import CHAPTERS, ROOT
 from nbclient import NotebookClient
 
+FILE_NAME = re.compile(r"^'[\w.-]+\.\w+'$")  # what Jupyter shows of a returned file name
+
+
+def read(built_site, chapter):
+    return nbformat.read(built_site / "notebooks" / f"{chapter}.ipynb", as_version=4)
+
+
+def code_cells(notebook):
+    return [cell for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def pip_installs(cell, monkeypatch, **versions):
+    """The pip commands the install cell runs here, with the installed version of each package
+    in `versions` faked (None: not installed). Nothing is installed."""
+    commands, installed = [], metadata.version
+
+    def version(name):
+        if name not in versions:
+            return installed(name)
+        if versions[name] is None:
+            raise metadata.PackageNotFoundError(name)
+        return versions[name]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(subprocess, "run", lambda command, **options: commands.append(command))
+        patch.setattr(metadata, "version", version)
+        exec(cell.source, {})
+    return commands
+
+
+def pictures(cell):
+    """The graphs and figures a cell displays."""
+    return [o for o in cell.get("outputs", []) if o.get("output_type") == "display_data"
+            and {"image/svg+xml", "image/png"} & set(o.get("data", {}))]
 
 
 def stdout(cell):
@@ -17,24 +61,89 @@ def tables(cell):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_notebook_runs_on_its_own_and_prints_what_the_page_shows(built_site, chapter, tmp_path):
+def test_notebook_runs_on_its_own_and_shows_what_the_page_shows(built_site, chapter, tmp_path, monkeypatch):
     path = built_site / "notebooks" / f"{chapter}.ipynb"
     notebook = nbformat.read(path, as_version=4)
     nbformat.validate(notebook)
     assert "--8<--" not in path.read_text(), "no include markers in a notebook"
-    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    code = code_cells(notebook)
     assert [c.execution_count for c in code] == list(range(1, len(code) + 1))
+    install = code[0]
+    assert install.source.startswith("# Installs the packages") and not install.outputs
+    assert pip_installs(install, monkeypatch) == [], "everything is installed here: the install cell does nothing"
     expected = [stdout(cell) for cell in code]
     expected_tables = [tables(cell) for cell in code]
+    expected_pictures = [len(pictures(cell)) for cell in code]
     assert any(expected), "the notebook carries the outputs of the build"
     # Run in an empty folder, as a reader who downloaded only this file would.
     NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=False,
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
-    for cell, before, before_tables in zip(code, expected, expected_tables):
+    assert not install.outputs
+    for cell, before, before_tables, before_pictures in zip(code, expected, expected_tables, expected_pictures):
         assert tables(cell) == before_tables, cell.source  # displayed again when re-run, not printed
+        assert len(pictures(cell)) == before_pictures, cell.source  # each graph and figure displayed again
+        results = [o.data.get("text/plain", "") for o in cell.outputs if o.output_type == "execute_result"]
+        assert not any(FILE_NAME.match(r) for r in results), cell.source  # a picture, not the name of its file
         if "Traceback" in before:
             continue  # tracebacks name cells, not files
         assert stdout(cell) == before, cell.source
+
+
+def test_graph_and_figure_cells_hold_the_picture_and_display_it(built_site):
+    notebook = read(built_site, "custom_functions")
+    graphs = [c for c in code_cells(notebook) if ".render(" in c.source]
+    figures = [c for c in code_cells(notebook) if "plt.show()" in c.source]
+    assert graphs and figures
+    for cell in graphs + figures:
+        (picture,) = pictures(cell)
+        assert "image/svg+xml" in picture.data, cell.source
+    for cell in graphs:  # render() returns the file it wrote; the cell displays the graph after it
+        lines = cell.source.splitlines()
+        (render,) = [n for n, line in enumerate(lines) if line.startswith("graph.render(")]
+        assert lines[render + 1].startswith("display(graph)"), cell.source
+
+
+def test_the_install_cell_installs_exactly_the_pinned_requirements_that_are_missing(built_site, monkeypatch):
+    bundle = zipfile.ZipFile(built_site / "downloads" / "examples.zip")
+    requirements = bundle.read("examples/requirements.txt").decode().split()
+    assert f"torch=={metadata.version('torch').split('+')[0]}" in requirements
+    for chapter in CHAPTERS:
+        install = code_cells(read(built_site, chapter))[0]
+        pip = [sys.executable, "-m", "pip", "install"]
+        other = pip_installs(install, monkeypatch, torch="2.0.0", numpy=None)
+        assert other == [pip + [r for r in requirements if r.split("==")[0] in ("torch", "numpy")]]
+        nothing = dict.fromkeys((r.split("==")[0] for r in requirements), None)
+        assert pip_installs(install, monkeypatch, **nothing) == [pip + requirements]
+        torch_built_for_cuda = f"{metadata.version('torch').split('+')[0]}+cu128"
+        assert pip_installs(install, monkeypatch, torch=torch_built_for_cuda) == []
+
+
+def test_the_install_cell_says_how_to_install_graphviz_where_graphs_need_it(built_site, monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda program: None)
+    with pytest.raises(RuntimeError, match=r"apt-get install graphviz.*brew install graphviz.*conda install"):
+        pip_installs(code_cells(read(built_site, "autograd_basics"))[0], monkeypatch)
+    assert pip_installs(code_cells(read(built_site, "gradient_reversal"))[0], monkeypatch) == []  # draws no graph
+
+
+def test_the_index_lists_every_notebook_in_the_order_of_the_nav(built_site):
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
+    chapters = [page.removesuffix(".md") for item in nav for page in item.values()
+                if isinstance(page, str) and page != "index.md"]
+    assert sorted(chapters) == CHAPTERS == sorted(p.stem for p in (built_site / "notebooks").glob("*.ipynb"))
+    index = built_site / "notebooks" / "index.html"
+    items = BeautifulSoup(index.read_text(), "html.parser").select(".md-content article > ul > li")
+    assert len(items) == len(chapters)
+    for item, chapter in zip(items, chapters):
+        for link in item.select('a[href]:not([href*="://"])'):
+            target = (index.parent / link["href"].partition("#")[0]).resolve()
+            assert (target / "index.html" if target.is_dir() else target).is_file(), link
+        page, download = item.select("a")[:2]
+        assert page["href"] == f"{chapter}/" and download["href"] == f"{chapter}.ipynb"
+        assert download.has_attr("download") and download.get_text() == f"Download {chapter}.ipynb"
+        shown = BeautifulSoup((index.parent / chapter / "index.html").read_text(), "html.parser")
+        assert shown.h1.get_text().removesuffix("¶") == f"{page.get_text()}: the notebook"
+        introduction = shown.select_one(".md-content article p:not(.notebook-download)")
+        assert item.select("p")[1].get_text() == " ".join(introduction.get_text().split())  # what it covers
 
 
 def test_a_notebook_page_shows_the_notebook_and_links_it(built_site):

@@ -6,18 +6,25 @@
   previous cell of that file stopped to the last line the page shows, so the
   notebook runs top to bottom; its outputs are what the engine captured for
   those lines, so nothing runs twice;
-- a setup cell at the top writes the helper modules and data files the
-  chapter's code imports or reads (standalone.py), so a downloaded notebook
-  runs on its own.
+- the first code cell installs the packages that produced the outputs, at
+  their versions, where they are not installed (and says how to get Graphviz
+  where the notebook draws graphs); the next writes the helper modules and
+  data files the chapter's code imports or reads (standalone.py), so a
+  downloaded notebook runs on its own;
+- a graph that a snippet renders to a file is displayed after the line that
+  renders it: the notebook shows the graph where the page does.
 
 The notebook is written as nbformat 4 JSON with plain dicts: importing
 nbformat itself costs more than a whole no-change build of a page.
 """
 
+import ast
 import json
 import re
 
 from snippet_engine import standalone
+from snippet_engine.scrapers import GRAPH
+from snippet_engine.system_tools import TOOLS
 
 NOTEBOOK_METADATA = {
     "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -42,9 +49,13 @@ def code_cell(source, outputs=()):
             "outputs": list(outputs)}
 
 
-def chapter_cells(chapter, results, project):
-    """The cells of a chapter's notebook; `results` maps a snippet path to its Result."""
-    cells, done, prose_from = [], {}, 0
+def chapter_cells(chapter, results, project, packages):
+    """The cells of a chapter's notebook; `results` maps a snippet path to its Result,
+    `packages` the versions of the packages that produced them ({name: version})."""
+    # The title and introduction, then the setup cells, then the first section or code block.
+    heading = chapter.markdown.find("\n## ")
+    prose_from = min(heading if heading > 0 else len(chapter.markdown), chapter.blocks[0].start)
+    cells, done = [markdown_cell(chapter.markdown[:prose_from])], {}
     modules, data = [], []
     for block in chapter.blocks:
         cells.append(markdown_cell(chapter.markdown[prose_from:block.start]))
@@ -59,8 +70,8 @@ def chapter_cells(chapter, results, project):
     cells.append(markdown_cell(chapter.markdown[prose_from:]))
     cells = [c for c in cells if c is not None]
     setup = standalone.setup_lines(modules, data, project)
-    if setup:
-        cells[1:1] = [code_cell("\n".join(setup).strip())]
+    draws = any(GRAPH in o.get("data", {}) for c in cells if c["cell_type"] == "code" for o in c["outputs"])
+    cells[1:1] = [install_cell(packages, draws)] + ([code_cell("\n".join(setup).strip())] if setup else [])
     number = 0
     for n, cell in enumerate(cells):
         cell["id"] = f"cell-{n}"
@@ -68,6 +79,62 @@ def chapter_cells(chapter, results, project):
             number += 1
             cell["execution_count"] = number
     return cells
+
+
+INSTALL = """\
+# Installs the packages that made this notebook's outputs, at the same versions,
+# where one is missing or at another version; if all are installed, does nothing.
+import subprocess
+import sys
+from importlib import metadata
+
+REQUIREMENTS = {requirements}
+
+
+def installed(requirement):
+    name, version = requirement.split("==")
+    try:  # a local build tag is not part of the version: 2.1.0+cpu is 2.1.0
+        return metadata.version(name).split("+")[0] == version
+    except metadata.PackageNotFoundError:
+        return False
+
+
+missing = [r for r in REQUIREMENTS if not installed(r)]
+if missing:
+    subprocess.run([sys.executable, "-m", "pip", "install", *missing], check=True)
+"""
+DOT = """
+# The graphs are drawn by Graphviz's `dot` program, which pip does not install.
+import shutil
+
+if shutil.which("dot") is None:
+    raise RuntimeError(
+{message}
+    )
+"""
+
+
+def install_cell(packages, draws_graphs):
+    """The first cell: pip installs the pinned packages (as the downloads' requirements.txt pins
+    them) unless they are installed; in a notebook that draws graphs, it stops, saying how to
+    install Graphviz, where `dot` is missing."""
+    source = INSTALL.format(requirements=json.dumps(standalone.requirements(packages).split(), indent=4))
+    if draws_graphs:
+        lines = re.split(r"(?<=[.;,] )", TOOLS["dot"][1])
+        source += DOT.format(message="\n".join(" " * 8 + json.dumps(line) for line in lines))
+    return code_cell(source.strip())
+
+
+def graphs_rendered(path, outputs):
+    """(last line, name) of each top-level `name.render(...)` of the file that drew a graph."""
+    drawn = {i["line"] for i in outputs if GRAPH in i["output"].get("data", {})}
+    if not drawn:
+        return
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        match node:
+            case ast.Expr(ast.Call(ast.Attribute(ast.Name(name), "render"))) if any(
+                    node.lineno <= n <= node.end_lineno for n in drawn):
+                yield node.end_lineno, name
 
 
 def include_cell(include, done, result):
@@ -78,7 +145,12 @@ def include_cell(include, done, result):
     if last < start:  # already run by earlier cells: show it, do not run it again
         return markdown_cell("```python\n" + "\n".join(include.shown()).strip("\n") + "\n```")
     done[include.path] = last
-    source = standalone.without_markers("\n".join(lines[start - 1:last]) + "\n").strip("\n")
+    code = lines[start - 1:last]
+    # Jupyter would show the name of the file that render() writes: the graph is displayed instead.
+    for end, name in sorted(graphs_rendered(include.path, result.outputs if result else []), reverse=True):
+        if start <= end <= last:
+            code.insert(end - start + 1, f"display({name})  # shows it here: render() writes it to a file")
+    source = standalone.without_markers("\n".join(code) + "\n").strip("\n")
     if "__file__" in source:  # a notebook has no __file__; the data it reads is written next to it
         source = f'__file__ = "snippets/{include.file}"  # where this code lives in the repository\n' + source
     return code_cell(source, result.select(start, last) if result else [])
@@ -112,3 +184,20 @@ def notebook_page(title, ipynb_url, cells, output_marker, copy_marker):
         if cell["outputs"]:
             parts.append(output_marker(cell["outputs"]) + "\n")
     return "\n".join(parts)
+
+
+def title(markdown):
+    """A chapter's title: its first line, a `# ` heading."""
+    return markdown.partition("\n")[0].removeprefix("# ").strip()
+
+
+def summary(markdown):
+    """What a chapter covers, in its own words: the paragraph under its title, as one line."""
+    return " ".join(markdown.partition("\n")[2].strip().split("\n\n")[0].split())
+
+
+def index_markdown(entries):
+    """The list of notebooks: (title, page, .ipynb, what it covers) for each, paths relative
+    to the page that shows the list."""
+    return "\n".join(f"- **[{title}]({page})** · [Download {ipynb.rsplit('/', 1)[-1]}]({ipynb}){{ download }}\n\n"
+                     f"    {covers}\n" for title, page, ipynb, covers in entries)

@@ -48,6 +48,7 @@ BUNDLE = "downloads/examples.zip"  # every example as its download, with require
 # What a page may ask the plugin to write for it, in its Markdown.
 ENVIRONMENT = "<!-- snippets: environment -->"
 BUNDLE_LINK = "<!-- snippets: examples -->"
+NOTEBOOK_LIST = "<!-- snippets: notebooks -->"  # every chapter's notebook, with its download
 MARK = "snippetengine0mark"  # in markers that a page's HTML has until the plugin replaces them
 TITLE = re.compile(r'<span class="filename">([^<]+)</span>')
 # A code block as Material finds it (`pre:not(.mermaid) > code`), with its line spans if it has them.
@@ -146,12 +147,13 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     # Files: notebooks, their pages, downloads
 
     def on_files(self, files, config):
+        found = fingerprint(self.runner.packages)  # what produces the outputs: Python, packages, GPU
         for file in [f for f in files.documentation_pages() if f.src_uri.endswith(".md")]:
             chapter = parse(file.src_uri, file.content_string, self.snippets)
             self.chapters[file.src_uri] = chapter
             if chapter.blocks:
                 self.check(chapter)
-                self.add_notebook(chapter, files, config)
+                self.add_notebook(chapter, files, config, found["packages"])
         assets = Path(__file__).parent / "assets"
         for name in ("steps.js", "steps.css"):
             files.append(File.generated(config, f"{VIEWER}/{name}", abs_src_path=str(assets / name)))
@@ -160,7 +162,6 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             name = path.relative_to(self.snippets).as_posix()
             programs[name] = standalone.program(path, self.setup(path))
             files.append(File.generated(config, f"{self.config.snippets_dir}/{name}", content=programs[name]))
-        found = fingerprint(self.runner.packages)
         self.environment = environment(found)
         self.names = api_links.Names(self.project / self.config.cache_dir / "api-links" / "names.json",
                                      found["packages"]["torch"], self.runner)
@@ -173,14 +174,14 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         return (f'<a href="{url}" download>Download all examples</a> '
                 "(a zip, by chapter, with the pinned requirements and a README)")
 
-    def add_notebook(self, chapter, files, config):
+    def add_notebook(self, chapter, files, config, packages):
         slug = Path(chapter.src_uri).with_suffix("").as_posix()
         folder = self.config.notebooks_dir
         results = {i.path: self.result(i.path) for i in chapter.snippets}
-        cells = notebooks.chapter_cells(chapter, results, self.project)
+        cells = notebooks.chapter_cells(chapter, results, self.project, packages)
         ipynb = File.generated(config, f"{folder}/{slug}.ipynb", content=notebooks.notebook_json(cells))
         page = File.generated(config, f"{folder}/{slug}.md", content="")
-        title = chapter.markdown.partition("\n")[0].removeprefix("# ").strip()
+        title = notebooks.title(chapter.markdown)
         download = get_relative_url(ipynb.url, page.url)
         page.content_string = notebooks.notebook_page(
             title, download, cells, lambda outputs: self.marker(page.src_uri, self.outputs_html(outputs, page.url)),
@@ -202,6 +203,9 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
     def on_page_markdown(self, markdown, page, config, files):
         markdown = markdown.replace(ENVIRONMENT, self.environment).replace(BUNDLE_LINK, self.bundle_link(page))
+        if NOTEBOOK_LIST in markdown:
+            markdown = markdown.replace(NOTEBOOK_LIST, notebook_list(config.nav, self.chapters, self.notebook_pages,
+                                                                    self.config.notebooks_dir, page.file.src_uri))
         if page.file.src_uri in self.notebook_pages:
             return self.notebook_markdown(markdown, page, config)
         chapter = self.chapters.get(page.file.src_uri)
@@ -348,6 +352,25 @@ class PageSite:
         digest = hashlib.sha256(fragment.encode()).hexdigest()[:16]
         self.plugin.late[digest] = fragment
         return f"<!--{MARK}late{digest}-->"  # a comment: the search index skips it
+
+
+def notebook_list(nav, chapters, notebook_pages, folder, src_uri):
+    """The Markdown list of every chapter's notebook, in the order of the nav, for the page at `src_uri`."""
+    entries = []
+    for uri in nav_pages(nav):
+        slug = Path(uri).with_suffix("").as_posix()
+        if f"{folder}/{slug}.md" in notebook_pages:
+            markdown = chapters[uri].markdown
+            entries.append((notebooks.title(markdown), get_relative_url(f"{folder}/{slug}.md", src_uri),
+                            get_relative_url(f"{folder}/{slug}.ipynb", src_uri), notebooks.summary(markdown)))
+    return notebooks.index_markdown(entries)
+
+
+def nav_pages(nav):
+    """The pages of the nav (mkdocs.yml `nav`), in order."""
+    for item in nav or []:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        yield from nav_pages(value) if isinstance(value, list) else [value]
 
 
 def environment(found):
