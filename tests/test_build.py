@@ -37,11 +37,12 @@ def test_graphs_and_figures_have_text_alternatives(built_site):
     seen = 0
     for page in pages(built_site):
         soup = BeautifulSoup(page.read_text(), "html.parser")
-        for graph in soup.select(".snippet-graph__svg"):
-            assert graph["role"] == "img" and graph["aria-label"].startswith("Computation graph with")
+        for graph in soup.select(".snippet-graph"):
+            assert graph.img["alt"].startswith("Computation graph with")
+            assert graph.select("details.snippet-graph__text li"), "and the graph as text"
         for img in soup.select(".snippet-figure img"):
             assert img["alt"]
-        seen += len(soup.select(".snippet-graph__svg, .snippet-figure img"))
+        seen += len(soup.select(".snippet-graph img, .snippet-figure img"))
     assert seen >= 10, "the site shows graphs and figures"
 
 

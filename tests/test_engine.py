@@ -282,7 +282,8 @@ def test_a_section_shows_its_own_output_and_copies_what_it_needs(project):
     assert "--8<--" not in copy and copy.startswith("message = ")
 
 
-def test_inlined_svg_is_sanitised(project):
+def test_a_graphs_svg_file_is_sanitised(project):
+    """The page links the graph's SVG file, which a reader may open on its own."""
     project.write("snippets/evil_graph.py", """\
         import graphviz
         g = graphviz.Digraph()
@@ -293,7 +294,9 @@ def test_inlined_svg_is_sanitised(project):
         """)
     project.write("docs/index.md", PAGE.format("evil_graph.py"))
     assert build(project).returncode == 0
-    svg = str(BeautifulSoup((project.root / "site/index.html").read_text(), "html.parser").select_one(".snippet-graph"))
+    graph = BeautifulSoup((project.root / "site/index.html").read_text(), "html.parser").select_one(".snippet-graph")
+    svg = (project.root / "site" / graph.img["src"]).read_text()
+    assert graph.a["href"] == graph.img["src"]
     assert "click me" in svg and "javascript:" not in svg and "https://pytorch.org/" in svg
 
 

@@ -91,9 +91,9 @@ def figure_block(out, site, block):
 
 
 def safe_svg(svg):
-    """An SVG fit to inline in a page: no scripts, event handlers, foreign content or
-    links other than to anchors and web pages; no ids, classes, comments or titles,
-    which would clash between the graphs of one page."""
+    """An SVG fit to inline in a page or to open on its own: no scripts, event handlers,
+    foreign content or links other than to anchors and web pages; no ids, classes,
+    comments or titles, which would clash between the graphs of one page."""
     root = ET.fromstring(svg[svg.index("<svg"):])
     for parent in root.iter():
         for child in list(parent):
@@ -109,14 +109,25 @@ def safe_svg(svg):
 
 
 def graph_block(out, site, block):
-    edges = [f"{a} → {b}" for a, b in out["data"][GRAPH]["edges"]]
-    label = out["data"]["text/plain"]
-    svg = site.after_search(safe_svg(out["data"]["image/svg+xml"]))
-    return (f'<figure class="snippet-graph"><div class="snippet-graph__svg" role="img" '
-            f'aria-label="{html.escape(label)}">{svg}</div>'
-            f'<details class="snippet-graph__text"><summary>This graph as text</summary><ul>'
-            + "".join(f"<li>{html.escape(e)}</li>" for e in edges)
-            + "</ul></details></figure>")
+    """A graph as its SVG file at its own size, its text as large as Graphviz set it; a
+    link that opens the file alone, where it shows whole and zooms like any picture.
+    Below it, the nodes as a nested list in the order backward visits them."""
+    graph = out["data"][GRAPH]
+    svg = out["data"]["image/svg+xml"]
+    data = safe_svg(svg).encode()
+    url = site.asset_url(hashlib.sha256(data).hexdigest()[:16] + ".svg", data)
+    width, height = svg_size(svg)
+    return (f'<figure class="snippet-graph"><a class="snippet-graph__open" href="{url}">'
+            f'<img src="{url}" alt="Computation graph with {len(graph["nodes"])} nodes" '
+            f'width="{width}" height="{height}" loading="lazy"><span>Open full size</span></a>'
+            f'<details class="snippet-graph__text"><summary>This graph as text</summary>'
+            f'{nested_list(graph["backward"])}</details></figure>')
+
+
+def nested_list(items):
+    """Items {"text", "children"} as nested lists."""
+    return "<ul>" + "".join(f"<li>{html.escape(i['text'])}{nested_list(i['children']) if i['children'] else ''}"
+                            "</li>" for i in items) + "</ul>"
 
 
 def steps_block(out, site, block):

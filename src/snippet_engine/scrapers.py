@@ -10,7 +10,8 @@ bundle), so the page and the notebook render the same data. Two MIME types
 of our own carry what a page shows beyond the picture:
 
 - `application/vnd.snippet.warning+json`: {"category", "message"}
-- `application/vnd.snippet.graph+json`: {"nodes", "edges"} of a graph
+- `application/vnd.snippet.graph+json`: {"nodes", "edges"} of a graph, and
+  "backward": the graph as a nested list, [{"text", "children"}] (`graph_text`)
 - `application/vnd.snippet.steps+json`: a backward pass recorded by
   `autograd_steps.step_through` (see that module), plus "svg", the graph's
   layout: the group of node i has id `steps-node-i`, of edge k `steps-edge-k`
@@ -235,12 +236,45 @@ def capture_matplotlib(capture):
 
 
 def graph_text(source):
-    """Node labels and edges of a DOT graph, for its text alternative."""
+    """Node labels and edges of a DOT graph, and the graph as a nested list for its text
+    alternative. torchviz draws its arrows from the inputs to the output, so the list
+    starts from each output and goes against them: under a node come the nodes it sends
+    gradients to, down to the leaves. An undirected edge (a tensor torchviz shows as
+    saved) lists the tensor under the node that has inputs. A node reached again is
+    listed once more, as "(see above)", without what is under it."""
     label = r'(?:"((?:[^"\\]|\\.)*)"|([^\s\]"]+))'
-    names = {node: " ".join((quoted or bare).replace("\\n", " ").split()) or "(unnamed)"
-             for node, quoted, bare in re.findall(r"^\s*(\w+) \[label=" + label, source, re.M)}
-    edges = [[names.get(a, a), names.get(b, b)] for a, b in re.findall(r"^\s*(\w+) -> (\w+)", source, re.M)]
-    return {"nodes": list(names.values()), "edges": edges}
+    labels = {node: (quoted or bare).replace("\\n", "\n")
+              for node, quoted, bare in re.findall(r"^\s*(\w+) \[label=" + label, source, re.M)}
+    names = {node: " ".join(text.split()) or "(unnamed)" for node, text in labels.items()}
+    links = re.findall(r"^\s*(\w+) -> (\w+)(.*)", source, re.M)
+    under = {}  # node: [(a node it sends gradients to or a tensor it saved, words before its name)]
+    for a, b, attributes in links:
+        if "dir=none" not in attributes:
+            under.setdefault(b, []).append((a, ""))
+    for a, b, attributes in links:
+        if "dir=none" in attributes:
+            a, b = (a, b) if b in under else (b, a)
+            under.setdefault(b, []).append((a, "saved tensor "))
+    seen = set()
+
+    def item(node, words):
+        text = words + names.get(node, node)
+        if node in seen:
+            return {"text": text + " (see above)", "children": []}
+        seen.add(node)
+        return {"text": text, "children": [item(*child) for child in under.get(node, [])]}
+
+    below = {node for children in under.values() for node, _ in children}
+    outputs = [node for node in dict.fromkeys([*labels, *under]) if node not in below]
+    unnamed = {node for node, text in labels.items() if not text.split("\n")[0].strip()}
+    backward = [item(node, "output " if node in unnamed else "") for node in outputs]
+    edges = [[names.get(a, a), names.get(b, b)] for a, b, _ in links]
+    return {"nodes": list(names.values()), "edges": edges, "backward": backward}
+
+
+def outline(items, depth=0):
+    """A nested list as indented lines."""
+    return "".join("  " * depth + i["text"] + "\n" + outline(i["children"], depth + 1) for i in items)
 
 
 def capture_graphviz(capture):
@@ -256,8 +290,8 @@ def capture_graphviz(capture):
         else:
             svg = self.pipe(format="svg", encoding="utf-8")
         text = graph_text(self.source)
-        edges = "; ".join(f"{a} → {b}" for a, b in text["edges"])
-        alt = f"Computation graph with {len(text['nodes'])} nodes. Edges: {edges}"
+        alt = (f"Computation graph with {len(text['nodes'])} nodes, each above the nodes it sends "
+               f"gradients to:\n{outline(text['backward'])}")
         capture.add({"output_type": "display_data", "metadata": {},
                      "data": {"image/svg+xml": svg, "text/plain": alt, GRAPH: text}})
         return written

@@ -1,0 +1,141 @@
+"""Graphs drawn by torchviz, as a reader gets them: node text at least 12 px on screen at
+a desktop width (1280 px) and a phone width (390 px), where a graph wider than the column
+scrolls in its own box; a link, with or without JavaScript, that opens the graph full size;
+and the graph as text, a nested list that starts from the output and goes down the way
+backward does, each node with its shape.
+"""
+
+import re
+
+import pytest
+from bs4 import BeautifulSoup
+from test_browser import browser, open_page, site_url, urls  # noqa: F401 (fixtures)
+
+# The smallest node text of each graph in CSS px as the page shows it: the graph's SVG,
+# inline at the size its image has on the page, measured as the browser draws it.
+NODE_TEXT = """async images => {
+    const sizes = [];
+    for (const image of images) {
+        const holder = document.createElement('div');
+        holder.innerHTML = await (await fetch(image.src)).text();
+        const svg = holder.querySelector('svg'), box = image.getBoundingClientRect();
+        svg.setAttribute('width', box.width);
+        svg.setAttribute('height', box.height);
+        document.body.append(holder);
+        const texts = [...svg.querySelectorAll('text')];
+        sizes.push(Math.min(...texts.map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)));
+        holder.remove();
+    }
+    return sizes;
+}"""
+
+
+def soup(built_site, name):
+    return BeautifulSoup((built_site / ("" if name == "home" else name) / "index.html").read_text(), "html.parser")
+
+
+@pytest.fixture(scope="module")
+def graph_pages(built_site, urls):  # noqa: F811
+    """The names of the pages that show a graph."""
+    return [name for name in urls if soup(built_site, name).select(".snippet-graph")]
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_graphs_node_text_is_at_least_12_px(browser, urls, graph_pages, width):  # noqa: F811
+    sizes, scrolling = {}, []
+    for name in graph_pages:
+        page = open_page(browser, urls[name], scheme="dark", width=width)
+        images = page.locator(".snippet-graph img")
+        for i in range(images.count()):
+            images.nth(i).scroll_into_view_if_needed()
+            page.wait_for_function("i => i.complete && i.naturalWidth > 0", arg=images.nth(i).element_handle())
+        for i, size in enumerate(page.evaluate(NODE_TEXT, images.element_handles())):
+            sizes[f"{name} graph {i + 1}"] = round(size, 1)
+        scrolling += [name for box in page.locator("a.snippet-graph__open").all()
+                      if box.evaluate("a => a.scrollWidth > a.clientWidth")]
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, f"{name} is wider than the screen"
+        page.context.close()
+    assert len(sizes) >= 10
+    assert {k: v for k, v in sizes.items() if v < 12} == {}, f"node text under 12 px at {width} px"
+    assert bool(scrolling) == (width == 390), "only a phone scrolls a graph in its box"
+
+
+@pytest.mark.parametrize("javascript", [True, False])
+def test_a_click_or_the_enter_key_opens_a_graph_full_size(browser, urls, javascript):  # noqa: F811
+    page = open_page(browser, urls["custom_functions"], scheme="dark", width=390, java_script_enabled=javascript)
+    link = page.get_by_role("link", name=re.compile(r"^Computation graph with 25 nodes\s*Open full size$"))
+    link.scroll_into_view_if_needed()
+    assert link.get_by_text("Open full size").is_visible()
+    assert link.evaluate("a => a.tabIndex") == 0, "reached with the Tab key"
+    assert link.evaluate("a => a.scrollWidth > a.clientWidth"), "wider than a phone: it scrolls in its box"
+    natural, shown = link.locator("img").evaluate("i => i.naturalWidth"), page.url
+    link.click()
+    check_opened_full_size(page, natural)
+    page.goto(shown)
+    link.focus()
+    page.keyboard.press("Enter")
+    check_opened_full_size(page, natural)
+    page.context.close()
+
+
+def check_opened_full_size(page, width):
+    page.wait_for_url("**/*.svg")
+    assert page.evaluate("document.documentElement.localName") == "svg"
+    assert abs(page.evaluate("document.documentElement.getBoundingClientRect().width") - width) <= 1
+    assert "AddmmBackward0" in page.evaluate("document.documentElement.textContent")
+
+
+def outline(items):
+    """(depth, text) of each item of a nested list, in the order it reads."""
+    found = []
+    for li in items.find_all("li", recursive=False):
+        found.append((0, li.find(string=True, recursive=False).strip()))
+        found += [(depth + 1, text) for depth, text in (outline(li.ul) if li.ul else [])]
+    return found
+
+
+def graphs_as_text(built_site, name):
+    return [outline(fold.ul) for fold in soup(built_site, name).select("details.snippet-graph__text")]
+
+
+def test_the_first_gradients_graph_as_text_goes_from_the_output_to_the_leaf(built_site):
+    assert graphs_as_text(built_site, "autograd_basics")[0] == [
+        (0, "output ()"), (1, "MeanBackward0"), (2, "MulBackward0"), (3, "PowBackward0"),
+        (4, "AddBackward0"), (5, "AccumulateGrad"), (6, "x (2, 2)"),
+    ]
+
+
+def test_the_mlps_graph_as_text_nests_each_layer_under_the_next(built_site):
+    (mlp,) = [g for g in graphs_as_text(built_site, "custom_functions") if (3, "AddmmBackward0") in g]
+    assert mlp == [
+        (0, "output ()"), (1, "SumBackward0"), (2, "SoftmaxBackward0"), (3, "AddmmBackward0"),
+        (4, "AccumulateGrad"), (5, "4.bias (10)"),
+        (4, "ELUFunctionBackward"), (5, "AddmmBackward0"),
+        (6, "AccumulateGrad"), (7, "2.bias (1024)"),
+        (6, "ELUFunctionBackward"), (7, "AddmmBackward0"),
+        (8, "AccumulateGrad"), (9, "0.bias (1024)"),
+        (8, "TBackward0"), (9, "AccumulateGrad"), (10, "0.weight (1024, 512)"),
+        (7, "saved tensor (10, 1024)"),
+        (6, "TBackward0"), (7, "AccumulateGrad"), (8, "2.weight (1024, 1024)"),
+        (5, "saved tensor (10, 1024)"),
+        (4, "TBackward0"), (5, "AccumulateGrad"), (6, "4.weight (10, 1024)"),
+    ]
+
+
+def test_a_node_reached_again_is_listed_once_then_named_as_above(built_site):
+    """y[0], y[1] and y[2] all read x: its AccumulateGrad is reached from four SelectBackward0 nodes."""
+    (graph,) = graphs_as_text(built_site, "vector_jacobian_products")
+    texts = [text for _, text in graph]
+    assert texts.count("AccumulateGrad") == 1 and texts.count("x (2)") == 1
+    assert texts.count("AccumulateGrad (see above)") == 3
+    first = texts.index("AccumulateGrad")
+    assert graph[first + 1] == (graph[first][0] + 1, "x (2)"), "the leaf under its AccumulateGrad"
+
+
+def test_every_graph_as_text_lists_each_node_once_in_full(built_site, graph_pages):
+    for name in graph_pages:
+        for figure in soup(built_site, name).select("figure.snippet-graph"):
+            (count,) = re.findall(r"^Computation graph with (\d+) nodes$", figure.img["alt"])
+            items = outline(figure.select_one("details.snippet-graph__text > ul"))
+            assert len([text for _, text in items if not text.endswith("(see above)")]) == int(count), name
+            assert items[0][0] == 0 and items[0][1].startswith("output "), name
