@@ -169,6 +169,10 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                                                                             self.environment)))
         return files
 
+    def on_nav(self, nav, config, files):
+        self.nav_pages = [page.file.src_uri for page in nav.pages]  # in reading order
+        return nav
+
     def bundle_link(self, page):
         url = get_relative_url(BUNDLE, page.url)
         return (f'<a href="{url}" download>Download all examples</a> '
@@ -204,7 +208,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     def on_page_markdown(self, markdown, page, config, files):
         markdown = markdown.replace(ENVIRONMENT, self.environment).replace(BUNDLE_LINK, self.bundle_link(page))
         if NOTEBOOK_LIST in markdown:
-            markdown = markdown.replace(NOTEBOOK_LIST, notebook_list(config.nav, self.chapters, self.notebook_pages,
+            markdown = markdown.replace(NOTEBOOK_LIST, notebook_list(self.nav_pages, self.chapters, self.notebook_pages,
                                                                     self.config.notebooks_dir, page.file.src_uri))
         if page.file.src_uri in self.notebook_pages:
             return self.notebook_markdown(markdown, page, config)
@@ -354,23 +358,16 @@ class PageSite:
         return f"<!--{MARK}late{digest}-->"  # a comment: the search index skips it
 
 
-def notebook_list(nav, chapters, notebook_pages, folder, src_uri):
+def notebook_list(nav_pages, chapters, notebook_pages, folder, src_uri):
     """The Markdown list of every chapter's notebook, in the order of the nav, for the page at `src_uri`."""
     entries = []
-    for uri in nav_pages(nav):
+    for uri in nav_pages:
         slug = Path(uri).with_suffix("").as_posix()
         if f"{folder}/{slug}.md" in notebook_pages:
             markdown = chapters[uri].markdown
             entries.append((notebooks.title(markdown), get_relative_url(f"{folder}/{slug}.md", src_uri),
                             get_relative_url(f"{folder}/{slug}.ipynb", src_uri), notebooks.summary(markdown)))
     return notebooks.index_markdown(entries)
-
-
-def nav_pages(nav):
-    """The pages of the nav (mkdocs.yml `nav`), in order."""
-    for item in nav or []:
-        value = next(iter(item.values())) if isinstance(item, dict) else item
-        yield from nav_pages(value) if isinstance(value, list) else [value]
 
 
 def environment(found):

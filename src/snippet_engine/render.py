@@ -80,11 +80,14 @@ def svg_size(svg):
     return px("width"), px("height")
 
 
+def svg_file(svg, site, data):
+    """The URL of `data` (the SVG `svg` as served) stored as a file of the site, and the SVG's size."""
+    return (site.asset_url(hashlib.sha256(data).hexdigest()[:16] + ".svg", data), *svg_size(svg))
+
+
 def figure_block(out, site, block):
     svg = out["data"]["image/svg+xml"]
-    data = svg.encode()
-    url = site.asset_url(hashlib.sha256(data).hexdigest()[:16] + ".svg", data)
-    width, height = svg_size(svg)
+    url, width, height = svg_file(svg, site, svg.encode())
     alt = out["data"].get("text/plain", "Figure")
     return (f'<figure class="snippet-figure"><img src="{url}" alt="{html.escape(alt)}" '
             f'width="{width}" height="{height}" loading="lazy"></figure>')
@@ -114,9 +117,7 @@ def graph_block(out, site, block):
     Below it, the nodes as a nested list in the order backward visits them."""
     graph = out["data"][GRAPH]
     svg = out["data"]["image/svg+xml"]
-    data = safe_svg(svg).encode()
-    url = site.asset_url(hashlib.sha256(data).hexdigest()[:16] + ".svg", data)
-    width, height = svg_size(svg)
+    url, width, height = svg_file(svg, site, safe_svg(svg).encode())
     return (f'<figure class="snippet-graph"><a class="snippet-graph__open" href="{url}">'
             f'<img src="{url}" alt="Computation graph with {len(graph["nodes"])} nodes" '
             f'width="{width}" height="{height}" loading="lazy"><span>Open full size</span></a>'
