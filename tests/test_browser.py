@@ -241,6 +241,61 @@ def test_graphs_stay_legible_in_dark_mode(browser, urls):
     page.context.close()
 
 
+def test_the_colour_toggle_switches_the_scheme_and_remembers_it(browser, urls):
+    page = open_page(browser, urls["autograd_basics"])
+    state = """() => [document.body.dataset.mdColorScheme,
+                     document.querySelector("meta[name=color-scheme]").content,
+                     document.querySelector("meta[name=theme-color]").content,
+                     [...document.querySelectorAll("form.md-header__option label")].filter(l => !l.hidden).map(l => l.title)]"""
+    assert page.evaluate(state) == ["default", "light", "#4051b5", ["Switch to dark mode"]]
+    page.click("label[title='Switch to dark mode']")
+    assert page.evaluate(state) == ["slate", "dark", "#4051b5", ["Switch to light mode"]]
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(30, 33, 41)"
+    page.goto(urls["gpu"])
+    assert page.evaluate(state)[:2] == ["slate", "dark"], "the choice is remembered on the next page"
+    page.focus("input[name=__palette]:checked")  # where Tab stops in the header
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Switch to light mode"
+    page.keyboard.press("Enter")
+    assert page.evaluate(state) == ["default", "light", "#4051b5", ["Switch to dark mode"]]
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Switch to dark mode"
+    assert page.errors == []
+    page.context.close()
+
+
+# Records the changes scripts make, once the page's content has begun to be parsed, to
+# <body>'s attributes and to the head's `color-scheme` meta element: a stylesheet rule
+# under an attribute of <body>, or any change to that meta, makes the browser restyle
+# every element of the page.
+WATCH_PAGE_RESTYLES = """
+window.pageRestyles = [];
+new MutationObserver(records => {
+  if (!document.querySelector("main")) return;
+  for (const r of records) {
+    if (r.type === "attributes" && r.target === document.body && r.oldValue !== r.target.getAttribute(r.attributeName))
+      window.pageRestyles.push(`<body> ${r.attributeName}`);
+    const metas = r.type === "childList" ? [...r.addedNodes] : [r.target];
+    if (metas.some(n => n.nodeName === "META" && n.name === "color-scheme"))
+      window.pageRestyles.push(`<meta name="color-scheme"> ${r.type}`);
+  }
+}).observe(document, {subtree: true, childList: true, attributes: true, attributeOldValue: true});
+"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_script_restyles_the_whole_page_once_its_content_is_parsed(browser, urls, scheme):
+    """Material's palette component did three such changes after the page was parsed, each
+    restyling all of a chapter's elements; hooks/palette.py runs its work in the header."""
+    context = browser.new_context(viewport={"width": 412, "height": 900}, color_scheme=scheme)
+    context.add_init_script(WATCH_PAGE_RESTYLES)
+    page = context.new_page()
+    for name in ["autograd_basics", "notebooks/custom_functions"]:
+        page.goto(urls[name], wait_until="load")
+        page.wait_for_timeout(500)
+        assert page.evaluate("document.body.dataset.mdColorScheme") == {"light": "default", "dark": "slate"}[scheme]
+        assert page.evaluate("window.pageRestyles") == [], name
+    context.close()
+
+
 @pytest.mark.parametrize("name", PAGES)
 def test_page_fits_a_390_px_screen_in_dark_mode(browser, urls, name):
     page = open_page(browser, urls[name], scheme="dark", width=390)
