@@ -6,6 +6,7 @@ kept in test-artifacts/screenshots/ for a person to look at.
 
 import functools
 import itertools
+import json
 import sys
 import http.server
 import re
@@ -145,7 +146,7 @@ def copies(browser, url, last_only=False):
     page = open_page(browser, url)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     found = []
-    blocks = page.locator(".md-content div.highlight[data-copy]")
+    blocks = page.locator(".md-content div.highlight[data-copy], .md-content div.highlight[data-cell]")
     for i in range(blocks.count() - 1 if last_only else 0, blocks.count()):
         block = blocks.nth(i)
         code, shown = block.evaluate(REVEAL_AND_READ)
@@ -171,6 +172,22 @@ def test_every_copy_button_copies_code_that_runs_alone_and_prints_what_the_block
         if result.error:
             raise AssertionError(f"{name}: the copy of\n{code[:300]}\nfails: {SnippetError(result)}")
         assert normalised(printed(result.select())).endswith(normalised(shown)), f"{name}: {code[:200]}"
+
+
+def test_a_notebook_cell_copies_every_cell_up_to_it(browser, urls, built_site):
+    """As the notebook runs them; the page holds each cell's code once (a copy of all cells up to
+    each one would make a notebook page three times the size)."""
+    notebook = json.loads((built_site / "notebooks" / "custom_functions.ipynb").read_text())
+    sources = [cell["source"] for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    page = open_page(browser, urls["notebooks/custom_functions"])
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    cells = page.locator(".md-content div.highlight[data-cell]")
+    assert cells.count() == len(sources) > 10
+    assert page.locator(".md-content [data-copy]").count() == 0, "a copy is made when its button is pressed"
+    for k in (len(sources) - 1, 0, len(sources) // 2):
+        cells.nth(k).locator("button.md-code__button").click()
+        assert page.evaluate("navigator.clipboard.readText()") == "\n\n".join(sources[:k + 1]).rstrip(), k
+    page.context.close()
 
 
 @pytest.mark.parametrize("name", ["custom_functions", "debugging_gradients", "gpu"])

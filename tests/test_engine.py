@@ -339,7 +339,7 @@ def test_a_recorded_backward_pass_becomes_a_step_through_viewer(project):
     assert rows[2][3] == "[1, 1] + [1, 1] = [2, 2]", "where two paths meet, the table adds them up"
     assert viewer.select_one(".snippet-steps__viewer").has_attr("hidden"), "the controls wait for the script"
     head = str(soup.head)
-    assert "snippet-steps/steps.js" in head and "snippet-steps/steps.css" in head
+    assert "snippet-engine/steps.js" in head and "snippet-engine/steps.css" in head
     other = (project.root / "site/other/index.html").read_text()
     assert "snippet-steps" not in other, "only a page with a viewer loads its script"
 

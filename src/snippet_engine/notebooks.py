@@ -164,12 +164,12 @@ def notebook_json(cells):
 def notebook_page(title, ipynb_url, cells, output_marker, copy_marker):
     """Markdown for the page that shows the notebook: its cells in order, each code
     cell's outputs placed by `output_marker(outputs)` (a paragraph the page replaces)
-    and its copy button given the code of every cell up to it by `copy_marker(code)`."""
+    and its code by `copy_marker(code)`: a cell's copy button copies every cell up to it,
+    joined by assets/notebook.js when it is pressed, so that the page holds each cell once."""
     parts = ["---\nsearch:\n  exclude: true\n---\n",  # search finds the chapter, not its copy
              f"# {title}: the notebook\n",
              f'<p class="notebook-download"><a href="{ipynb_url}" download>'
              f'Download {ipynb_url.rsplit("/", 1)[-1]}</a></p>\n']
-    so_far = []
     for n, cell in enumerate(cells):
         if cell["cell_type"] == "markdown":
             text = cell["source"]
@@ -178,8 +178,7 @@ def notebook_page(title, ipynb_url, cells, output_marker, copy_marker):
             parts.append(text + "\n")
             continue
         fence = "````" if "```" in cell["source"] else "```"
-        so_far.append(cell["source"])
-        parts.append(copy_marker("\n\n".join(so_far) + "\n") + "\n")
+        parts.append(copy_marker(cell["source"]) + "\n")
         parts.append(f'{fence}python title="In [{cell["execution_count"]}]"\n{cell["source"]}\n{fence}\n')
         if cell["outputs"]:
             parts.append(output_marker(cell["outputs"]) + "\n")

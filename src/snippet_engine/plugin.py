@@ -43,7 +43,7 @@ from snippet_engine.runner import Runner, fingerprint
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 ASSETS = "assets/snippet-outputs"
-VIEWER = "assets/snippet-steps"  # the step-through viewer's script and styles (steps_view.py)
+SCRIPTS = "assets/snippet-engine"  # the step-through viewer's script and styles (steps_view.py), notebook.js
 BUNDLE = "downloads/examples.zip"  # every example as its download, with requirements.txt
 # What a page may ask the plugin to write for it, in its Markdown.
 ENVIRONMENT = "<!-- snippets: environment -->"
@@ -155,8 +155,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                 self.check(chapter)
                 self.add_notebook(chapter, files, config, found["packages"])
         assets = Path(__file__).parent / "assets"
-        for name in ("steps.js", "steps.css"):
-            files.append(File.generated(config, f"{VIEWER}/{name}", abs_src_path=str(assets / name)))
+        for name in ("steps.js", "steps.css", "notebook.js"):
+            files.append(File.generated(config, f"{SCRIPTS}/{name}", abs_src_path=str(assets / name)))
         programs = {}
         for path in sorted(self.snippets.rglob("*.py")):
             name = path.relative_to(self.snippets).as_posix()
@@ -189,7 +189,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         download = get_relative_url(ipynb.url, page.url)
         page.content_string = notebooks.notebook_page(
             title, download, cells, lambda outputs: self.marker(page.src_uri, self.outputs_html(outputs, page.url)),
-            lambda code: self.marker(page.src_uri, copy_attribute(code)))
+            lambda code: self.marker(page.src_uri, copy_attribute(code, "data-cell")))
         files.append(ipynb)
         files.append(page)
         self.notebook_pages.add(page.src_uri)
@@ -297,7 +297,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
         def place(m):
             text, following = blocks[int(m["n"])], m["cls"] and f'<div class="{m["cls"]}'
-            if text.startswith("data-copy="):  # the code block right after it copies this
+            if text.startswith(("data-copy=", "data-cell=")):  # for the code block right after it
                 return f"<div {text} class=\"{m['cls']}" if following else ""
             return text + (following or "")
 
@@ -309,14 +309,17 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
     def on_post_page(self, output, page, config):
         """HTML kept out of the search index (render.py) goes in now that search has read the page;
-        a page with a step-through viewer gets its script and styles."""
+        a page with a step-through viewer gets its script and styles, a notebook page the script
+        that makes a cell's copy."""
         output = re.sub(rf"<!--{MARK}late(\w+)-->", lambda m: self.late[m[1]], output)
         output = with_copy_buttons(output)
+        url = get_relative_url(SCRIPTS, page.url)
+        tags = ""
         if '<figure class="snippet-steps">' in output:
-            url = get_relative_url(VIEWER, page.url)
-            tags = f'<link rel="stylesheet" href="{url}/steps.css"><script src="{url}/steps.js" defer></script>'
-            output = output.replace("</head>", tags + "</head>", 1)
-        return output
+            tags += f'<link rel="stylesheet" href="{url}/steps.css"><script src="{url}/steps.js" defer></script>'
+        if page.file.src_uri in self.notebook_pages:
+            tags += f'<script src="{url}/notebook.js" defer></script>'
+        return output.replace("</head>", tags + "</head>", 1)
 
     def download_link(self, m, page):
         name = html.unescape(m[1])
@@ -377,9 +380,10 @@ def environment(found):
             f"{platform.system()} ({platform.machine()}), {'with' if found['gpu'] else 'without'} a GPU")
 
 
-def copy_attribute(code):
-    """What a code block's copy button copies (Material reads `data-copy` of the block)."""
-    return f'data-copy="{html.escape(code)}"'
+def copy_attribute(code, name="data-copy"):
+    """What a code block's copy button copies (Material reads `data-copy` of the block), or
+    a notebook cell's code (`data-cell`), from which notebook.js makes the copy."""
+    return f'{name}="{html.escape(code)}"'
 
 
 def with_copy_buttons(page):
