@@ -247,6 +247,46 @@ def test_code_blocks_come_with_their_copy_buttons_and_scripts_change_none(browse
     context.close()
 
 
+# Each block of a page's article, scrolled to in turn so that the browser renders it:
+# its tag, top and height.
+LAYOUT = """async () => {
+  const blocks = [...document.querySelector("article").children];
+  for (const block of blocks) {
+    block.scrollIntoView();
+    await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  }
+  return blocks.map(b => [b.tagName, Math.round(b.getBoundingClientRect().top + scrollY),
+                          Math.round(b.getBoundingClientRect().height)]);
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_blocks_render_when_scrolled_to_and_lay_out_as_if_always_rendered(browser, urls, width):
+    """Code, outputs, display formulas and figures off screen are not rendered at load
+    (docs/assets/site.css), and rendering them changes no one's place on the page."""
+    page = open_page(browser, urls["custom_functions"], width=width)
+    rendered = "e => e.checkVisibility({contentVisibilityAuto: true})"
+    last = page.locator(".md-typeset > div.highlight > pre > code").last
+    assert not last.evaluate(rendered), "the last code block is not rendered at load"
+    laid_out = page.evaluate(LAYOUT)
+    assert last.evaluate(rendered)
+    page.add_style_tag(content=".md-typeset * { content-visibility: visible !important }")
+    assert page.evaluate(LAYOUT) == laid_out
+    page.context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_link_to_a_heading_lands_on_it_with_the_blocks_above_not_rendered(browser, urls, width):
+    page = open_page(browser, urls["custom_functions"], width=width)
+    headings = page.evaluate("[...document.querySelectorAll('article h2')].map(h => h.id)")[:-1]  # the last ends the page
+    for heading in headings:
+        page.goto(f"{urls['custom_functions']}#{heading}", wait_until="load")
+        page.wait_for_timeout(500)
+        top = page.evaluate(f"document.getElementById('{heading}').getBoundingClientRect().top")
+        assert 40 <= top <= 100, f"#{heading} is {top} px from the top, under the header"
+    page.context.close()
+
+
 def test_graphs_stay_legible_in_dark_mode(browser, urls):
     page = open_page(browser, urls["autograd_basics"], scheme="dark")
     shot(page, "autograd_basics-dark-graph")
@@ -353,7 +393,7 @@ def check_shown(viewer, code, description, nodes, line):
     if line is None:
         assert lit.count() == 0, description
     else:
-        assert line in lit.inner_text(), description
+        assert line in lit.text_content(), description  # text_content: the block may be off screen
 
 
 @pytest.mark.parametrize("scheme, width", [("light", 1280), ("dark", 1280), ("dark", 390)])

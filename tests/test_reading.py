@@ -17,12 +17,14 @@ these tests check:
 import pytest
 from test_browser import PAGES, browser, open_page, site_url, urls  # noqa: F401 (fixtures)
 
-# Every fold opened and every tab's content shown; then {"page": ..., "blocks": [...], "formulas": [...],
-# "covered": [...]}, measured as a reader sees the page.
+# Every fold opened, every tab's content shown and every block rendered (the browser renders a block
+# when it comes near the screen; test_browser.py checks that this changes nothing in the layout);
+# then {"page": ..., "blocks": [...], "formulas": [...], "covered": [...]}, measured as a reader sees the page.
 MEASURE = r"""() => {
     document.querySelectorAll('.md-content details').forEach(d => d.open = true);
     const style = document.createElement('style');
-    style.textContent = '.tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }';
+    style.textContent = '.tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }'
+        + ' .md-content * { content-visibility: visible !important; }';
     document.head.append(style);
 
     // Four plain words in a row: a sentence, not a tensor, a dict or a table of names and numbers.
