@@ -247,16 +247,17 @@ def test_code_blocks_come_with_their_copy_buttons_and_scripts_change_none(browse
     context.close()
 
 
-# Each block of a page's article, scrolled to in turn so that the browser renders it:
-# its tag, top and height.
+# Each block of a page's article, scrolled to in turn so that the browser renders it; then
+# the place and size of each block, and of each copy button and title bar in them.
 LAYOUT = """async () => {
   const blocks = [...document.querySelector("article").children];
   for (const block of blocks) {
     block.scrollIntoView();
     await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   }
-  return blocks.map(b => [b.tagName, Math.round(b.getBoundingClientRect().top + scrollY),
-                          Math.round(b.getBoundingClientRect().height)]);
+  const parts = [...blocks, ...document.querySelectorAll("article :is(.md-code__button, .filename)")];
+  return parts.map(e => { const r = e.getBoundingClientRect();
+                          return [e.tagName, ...[r.left, r.top + scrollY, r.width, r.height].map(Math.round)]; });
 }"""
 
 
@@ -266,7 +267,7 @@ def test_blocks_render_when_scrolled_to_and_lay_out_as_if_always_rendered(browse
     (docs/assets/site.css), and rendering them changes no one's place on the page."""
     page = open_page(browser, urls["custom_functions"], width=width)
     rendered = "e => e.checkVisibility({contentVisibilityAuto: true})"
-    last = page.locator(".md-typeset > div.highlight > pre > code").last
+    last = page.locator(".md-typeset > div.highlight > pre > code > span").last  # a line of the last block
     assert not last.evaluate(rendered), "the last code block is not rendered at load"
     laid_out = page.evaluate(LAYOUT)
     assert last.evaluate(rendered)
