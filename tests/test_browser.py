@@ -76,8 +76,10 @@ def open_page(browser, url, scheme="light", width=1280, **options):
 
 
 def shot(page, name):
-    """A full-page screenshot, with lazy images loaded first."""
+    """A full-page screenshot, with lazy images loaded and every block rendered first (the browser
+    renders a block when it comes near the screen, and a full-page screenshot does not scroll)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
+    page.add_style_tag(content=".md-typeset * { content-visibility: visible !important }")
     page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
     page.wait_for_function("[...document.images].every(i => i.complete)")
     page.screenshot(path=SHOTS / f"{name.replace('/', '_')}.png", full_page=True)
