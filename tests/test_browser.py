@@ -22,6 +22,8 @@ from snippet_engine.scrapers import STEPS
 from snippet_engine.system_tools import TOOLS, chromium
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
+# The browser renders a block when it comes near the screen (docs/assets/site.css); this renders all.
+RENDER_EVERY_BLOCK = ".md-typeset * { content-visibility: visible !important }"
 PAGES = ["home", "notebooks", *CHAPTERS, *(f"notebooks/{chapter}" for chapter in CHAPTERS)]
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run"]
@@ -79,7 +81,7 @@ def shot(page, name):
     """A full-page screenshot, with lazy images loaded and every block rendered first (the browser
     renders a block when it comes near the screen, and a full-page screenshot does not scroll)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.add_style_tag(content=".md-typeset * { content-visibility: visible !important }")
+    page.add_style_tag(content=RENDER_EVERY_BLOCK)
     page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
     page.wait_for_function("[...document.images].every(i => i.complete)")
     page.screenshot(path=SHOTS / f"{name.replace('/', '_')}.png", full_page=True)
@@ -273,7 +275,7 @@ def test_blocks_render_when_scrolled_to_and_lay_out_as_if_always_rendered(browse
     assert not last.evaluate(rendered), "the last code block is not rendered at load"
     laid_out = page.evaluate(LAYOUT)
     assert last.evaluate(rendered)
-    page.add_style_tag(content=".md-typeset * { content-visibility: visible !important }")
+    page.add_style_tag(content=RENDER_EVERY_BLOCK)
     assert page.evaluate(LAYOUT) == laid_out
     page.context.close()
 

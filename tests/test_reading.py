@@ -15,16 +15,15 @@ these tests check:
 """
 
 import pytest
-from test_browser import PAGES, browser, open_page, site_url, urls  # noqa: F401 (fixtures)
+from test_browser import RENDER_EVERY_BLOCK, PAGES, browser, open_page, site_url, urls  # noqa: F401 (fixtures)
 
-# Every fold opened, every tab's content shown and every block rendered (the browser renders a block
-# when it comes near the screen; test_browser.py checks that this changes nothing in the layout);
+# Every fold opened and every tab's content shown (and, by measured(), every block rendered:
+# test_browser.py checks that rendering changes nothing in the layout);
 # then {"page": ..., "blocks": [...], "formulas": [...], "covered": [...]}, measured as a reader sees the page.
 MEASURE = r"""() => {
     document.querySelectorAll('.md-content details').forEach(d => d.open = true);
     const style = document.createElement('style');
-    style.textContent = '.tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }'
-        + ' .md-content * { content-visibility: visible !important; }';
+    style.textContent = '.tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }';
     document.head.append(style);
 
     // Four plain words in a row: a sentence, not a tensor, a dict or a table of names and numbers.
@@ -114,6 +113,7 @@ MEASURE = r"""() => {
 
 def measured(browser, urls, name, width, scheme, style=""):  # noqa: F811
     page = open_page(browser, urls[name], scheme=scheme, width=width)
+    page.add_style_tag(content=RENDER_EVERY_BLOCK)
     if style:
         page.add_style_tag(content=style)
     found = page.evaluate(MEASURE)

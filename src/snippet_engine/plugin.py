@@ -319,7 +319,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             tags += f'<link rel="stylesheet" href="{url}/steps.css"><script src="{url}/steps.js" defer></script>'
         if page.file.src_uri in self.notebook_pages:
             tags += f'<script src="{url}/notebook.js" defer></script>'
-        return output.replace("</head>", tags + "</head>", 1)
+        return output.replace("</head>", tags + "</head>", 1) if tags else output
 
     def download_link(self, m, page):
         name = html.unescape(m[1])
