@@ -259,22 +259,29 @@ LAYOUT = """async () => {
     block.scrollIntoView();
     await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   }
-  const parts = [...blocks, ...document.querySelectorAll("article :is(.md-code__button, .filename)")];
+  const parts = [...blocks, ...document.querySelectorAll("article :is(.md-code__button, .filename, table)")];
   return parts.map(e => { const r = e.getBoundingClientRect();
                           return [e.tagName, ...[r.left, r.top + scrollY, r.width, r.height].map(Math.round)]; });
 }"""
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_blocks_render_when_scrolled_to_and_lay_out_as_if_always_rendered(browser, urls, width):
-    """Code, outputs, display formulas and figures off screen are not rendered at load
-    (docs/assets/site.css), and rendering them changes no one's place on the page."""
-    page = open_page(browser, urls["custom_functions"], width=width)
+@pytest.mark.parametrize("name, lazy", [("custom_functions", ".md-typeset > div.highlight > pre > code > span"),
+                                        ("controlling_recording", ".md-typeset > div.prose-table td")])
+def test_blocks_render_when_scrolled_to_and_lay_out_as_if_always_rendered(browser, urls, name, lazy, width):
+    """Code, outputs, display formulas, figures and tables off screen are not rendered at load
+    (docs/assets/site.css), and rendering them changes no one's place on the page. Material
+    moves a table into its scrolling wrapper inside the table's box, which is not rendered yet."""
+    page = open_page(browser, urls[name], width=width)
     rendered = "e => e.checkVisibility({contentVisibilityAuto: true})"
-    last = page.locator(".md-typeset > div.highlight > pre > code > span").last  # a line of the last block
-    assert not last.evaluate(rendered), "the last code block is not rendered at load"
+    last = page.locator(lazy).last  # a line of the last code block, a cell of the last table
+    assert not last.evaluate(rendered), f"{lazy} is not rendered at load"
+    boxes = page.locator(".md-typeset > div.prose-table")
+    assert page.locator(".md-typeset > div.prose-table > .md-typeset__scrollwrap table").count() == boxes.count()
     laid_out = page.evaluate(LAYOUT)
-    assert last.evaluate(rendered)
+    last.evaluate("e => e.closest('article > *').scrollIntoView()")  # the block, not its cell: no sideways scroll
+    page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert last.evaluate(rendered), f"{lazy} is rendered once scrolled to"
     page.add_style_tag(content=RENDER_EVERY_BLOCK)
     assert page.evaluate(LAYOUT) == laid_out
     page.context.close()
