@@ -344,6 +344,28 @@ def test_nothing_in_a_box_rendered_near_the_screen_reaches_beyond_it(browser, ur
     page.context.close()
 
 
+@pytest.mark.parametrize("name, box, rem", [
+    ("autograd_basics", ".md-typeset > div.highlight:not(.snippet-output) > pre > code", 12),
+    ("autograd_basics", ".md-typeset > div.snippet-output > pre > code", 5),
+    ("autograd_basics", ".md-typeset > div.arithmatex", 5),
+    ("autograd_basics", ".md-typeset > .admonition", 6),
+    ("autograd_basics", ".md-typeset > figure", 30),
+    ("autograd_basics", ".md-typeset > p", 5),
+    ("controlling_recording", ".md-typeset > div.prose-table", 20)])
+def test_a_box_not_rendered_yet_holds_the_height_given_for_its_kind(browser, urls, name, box, rem):
+    """The last box of its kind on the page, far below the screen: until it is rendered, its
+    content is as high as docs/assets/site.css says a box of its kind usually is."""
+    page = open_page(browser, urls[name], width=390)
+    last = page.locator(box).last
+    inside = last.locator("> *").first  # an output's code holds only text
+    assert inside.count() == 0 or not inside.evaluate("e => e.checkVisibility({contentVisibilityAuto: true})")
+    height = last.evaluate("""e => { const s = getComputedStyle(e);
+      return (e.getBoundingClientRect().height - ["paddingTop", "paddingBottom", "borderTopWidth", "borderBottomWidth"]
+              .reduce((sum, side) => sum + parseFloat(s[side]), 0)) / parseFloat(getComputedStyle(document.documentElement).fontSize); }""")
+    assert round(height, 2) == rem
+    page.context.close()
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 def test_a_link_to_a_heading_lands_on_it_with_the_blocks_above_not_rendered(browser, urls, width):
     page = open_page(browser, urls["custom_functions"], width=width)
