@@ -4,7 +4,7 @@ only when it comes near the screen.
 Material's script moves every table into a scrolling wrapper once the page is parsed. Moved
 straight under the article, it makes the browser restyle the whole article (Material's
 stylesheet has rules on an element's next sibling, such as `table + *` and `h2 + h3`), and
-the table itself, cells full of typeset math, is thousands of elements. Moved inside a box
+the table itself, cells full of typeset math, can be a thousand elements. Moved inside a box
 that is not rendered yet, it costs nothing until the reader scrolls to it.
 tests/test_browser.py checks that the box is not rendered at load and that rendering it
 moves nothing on the page.

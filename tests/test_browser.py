@@ -24,6 +24,7 @@ from snippet_engine.system_tools import TOOLS, chromium
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 # The browser renders a block when it comes near the screen (docs/assets/site.css); this renders all.
 RENDER_EVERY_BLOCK = ".md-typeset * { content-visibility: visible !important }"
+RENDERED = "e => e.checkVisibility({contentVisibilityAuto: true})"  # false where content-visibility skips it
 PAGES = ["home", "notebooks", *CHAPTERS, *(f"notebooks/{chapter}" for chapter in CHAPTERS)]
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run"]
@@ -274,15 +275,14 @@ def test_blocks_render_when_scrolled_to_and_lay_out_as_if_always_rendered(browse
     (docs/assets/site.css), and rendering them changes no one's place on the page. Material
     moves a table into its scrolling wrapper inside the table's box, which is not rendered yet."""
     page = open_page(browser, urls[name], width=width)
-    rendered = "e => e.checkVisibility({contentVisibilityAuto: true})"
     last = page.locator(lazy).last  # a line of the last code block, a cell of the last table
-    assert not last.evaluate(rendered), f"{lazy} is not rendered at load"
+    assert not last.evaluate(RENDERED), f"{lazy} is not rendered at load"
     boxes = page.locator(".md-typeset > div.prose-table")
     assert page.locator(".md-typeset > div.prose-table > .md-typeset__scrollwrap table").count() == boxes.count()
     laid_out = page.evaluate(LAYOUT)
     last.evaluate("e => e.closest('article > *').scrollIntoView()")  # the block, not its cell: no sideways scroll
     page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
-    assert last.evaluate(rendered), f"{lazy} is rendered once scrolled to"
+    assert last.evaluate(RENDERED), f"{lazy} is rendered once scrolled to"
     page.add_style_tag(content=RENDER_EVERY_BLOCK)
     assert page.evaluate(LAYOUT) == laid_out
     page.context.close()
@@ -358,7 +358,7 @@ def test_a_box_not_rendered_yet_holds_the_height_given_for_its_kind(browser, url
     page = open_page(browser, urls[name], width=390)
     last = page.locator(box).last
     inside = last.locator("> *").first  # an output's code holds only text
-    assert inside.count() == 0 or not inside.evaluate("e => e.checkVisibility({contentVisibilityAuto: true})")
+    assert inside.count() == 0 or not inside.evaluate(RENDERED)
     height = last.evaluate("""e => { const s = getComputedStyle(e);
       return (e.getBoundingClientRect().height - ["paddingTop", "paddingBottom", "borderTopWidth", "borderBottomWidth"]
               .reduce((sum, side) => sum + parseFloat(s[side]), 0)) / parseFloat(getComputedStyle(document.documentElement).fontSize); }""")
