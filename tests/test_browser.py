@@ -344,6 +344,21 @@ def test_nothing_in_a_box_rendered_near_the_screen_reaches_beyond_it(browser, ur
     page.context.close()
 
 
+def test_a_phone_renders_at_load_the_blocks_within_two_and_a_half_screens(browser, urls):
+    """At load the browser renders what lies within two and a half screens of the top (README,
+    Reports): on a phone, of the two tables of VJP rules of "Autograd from scratch", the first
+    is rendered at load and the second, next to the code of its operations, is not."""
+    page = open_page(browser, urls["autograd_from_scratch"], width=412)
+    page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    blocks = page.evaluate(f"""() => [...document.querySelectorAll("article *")]
+      .filter(e => getComputedStyle(e).contentVisibility === "auto" && e.firstElementChild)
+      .map(e => [e.className, e.getBoundingClientRect().top / innerHeight, ({RENDERED})(e.firstElementChild)])""")
+    assert [rendered for kind, top, rendered in blocks if kind == "prose-table"] == [True, False]
+    assert all(rendered == (top < 2.5) for kind, top, rendered in blocks if abs(top - 2.5) > 0.05), blocks
+    assert {top < 2.5 for kind, top, rendered in blocks} == {True, False}
+    page.context.close()
+
+
 @pytest.mark.parametrize("name, box, rem", [
     ("autograd_basics", ".md-typeset > div.highlight:not(.snippet-output) > pre > code", 12),
     ("autograd_basics", ".md-typeset > div.snippet-output > pre > code", 5),
