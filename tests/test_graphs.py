@@ -9,7 +9,7 @@ import re
 
 import pytest
 from bs4 import BeautifulSoup
-from test_browser import browser, open_page, site_url, urls  # noqa: F401 (fixtures)
+from test_browser import browser, open_page, press, site_url, urls  # noqa: F401 (fixtures)
 
 # The smallest node text of each graph in CSS px as the page shows it: the graph's SVG,
 # inline at the size its image has on the page, measured as the browser draws it.
@@ -69,7 +69,7 @@ def test_a_click_or_the_enter_key_opens_a_graph_full_size(browser, urls, javascr
     assert link.evaluate("a => a.tabIndex") == 0, "reached with the Tab key"
     assert link.evaluate("a => a.scrollWidth > a.clientWidth"), "wider than a phone: it scrolls in its box"
     natural, shown = link.locator("img").evaluate("i => i.naturalWidth"), page.url
-    link.click()
+    press(link)
     check_opened_full_size(page, natural)
     page.goto(shown)
     link.focus()
