@@ -25,6 +25,7 @@ SHOTS = ROOT / "test-artifacts" / "screenshots"
 # The browser renders a block when it comes near the screen (docs/assets/site.css); this renders all.
 RENDER_EVERY_BLOCK = ".md-typeset * { content-visibility: visible !important }"
 RENDERED = "e => e.checkVisibility({contentVisibilityAuto: true})"  # false where content-visibility skips it
+TWO_FRAMES = "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"  # rendered by then
 PAGES = ["home", "notebooks", *CHAPTERS, *(f"notebooks/{chapter}" for chapter in CHAPTERS)]
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run"]
@@ -297,7 +298,7 @@ def test_blocks_render_when_scrolled_to_and_lay_out_as_if_always_rendered(browse
     assert page.locator(".md-typeset > div.prose-table > .md-typeset__scrollwrap table").count() == boxes.count()
     laid_out = page.evaluate(LAYOUT)
     last.evaluate("e => e.closest('article > *').scrollIntoView()")  # the block, not its cell: no sideways scroll
-    page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.evaluate(TWO_FRAMES)
     assert last.evaluate(RENDERED), f"{lazy} is rendered once scrolled to"
     page.add_style_tag(content=RENDER_EVERY_BLOCK)
     assert page.evaluate(LAYOUT) == laid_out
@@ -365,7 +366,7 @@ def test_a_phone_renders_at_load_the_blocks_within_two_and_a_half_screens(browse
     Reports): on a phone, of the two tables of VJP rules of "Autograd from scratch", the first
     is rendered at load and the second, next to the code of its operations, is not."""
     page = open_page(browser, urls["autograd_from_scratch"], width=412)
-    page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.evaluate(TWO_FRAMES)
     blocks = page.evaluate(f"""() => [...document.querySelectorAll("article *")]
       .filter(e => getComputedStyle(e).contentVisibility === "auto" && e.firstElementChild)
       .map(e => [e.className, e.getBoundingClientRect().top / innerHeight, ({RENDERED})(e.firstElementChild)])""")
