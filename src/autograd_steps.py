@@ -1,15 +1,22 @@
-"""Watch PyTorch's autograd engine run one backward pass: `step_through(loss)`.
+"""Watch PyTorch's autograd engine run one backward pass, recorded from the engine itself.
 
-`step_through(loss)` does what `loss.backward()` does, and records from the
-engine itself:
+Two ways in:
 
-- the graph: every node (`grad_fn`) reachable from `loss`, its edges
+- `step_through(loss)` does what `loss.backward()` does, and shows the recording;
+- `with recorded("my_script.py"):` records every `backward()` that the code of that
+  file calls while the block runs, unchanged (the site's build runs a snippet this way,
+  so that the snippet itself calls plain `loss.backward()`).
+
+What is recorded:
+
+- the graph: every node (`grad_fn`) reachable from the output, its edges
   (`next_functions`), and for an `AccumulateGrad` the name the code gave
   its leaf (`x`, or `model.0.weight` for a parameter of `model`);
-- the line that created each node, for nodes made under anomaly mode
-  (`with torch.autograd.set_detect_anomaly(True, check_nan=False):`), in
-  which every node keeps the Python stack of the operation that created it
-  (`node.metadata["traceback_"]`);
+- the line that created each node, for nodes made under anomaly mode (which
+  `recorded` turns on; `step_through` needs the forward pass run under
+  `torch.autograd.set_detect_anomaly(True, check_nan=False)`), in which every
+  node keeps the Python stack of the operation that created it
+  (`node.metadata["traceback_"]`), and the line that made each named leaf;
 - the order in which the engine ran the nodes, seen by a pre-hook on each
   node, and the gradients that arrived at each node and that it sent on
   along each edge (seen by a hook on each node);
@@ -22,11 +29,14 @@ site's build, which draws it as a step-through viewer) and printed as a
 table otherwise.
 """
 
+import ast
 import builtins
+import contextlib
 import inspect
 import math
 import os
 import re
+import sys
 
 import torch
 
@@ -40,15 +50,44 @@ def step_through(output, gradient=None, **backward_args):
     backward() does (Jupyter would show a returned recording a second time)."""
     caller = inspect.currentframe().f_back
     recording = Recording(output, names(caller), caller.f_code.co_filename)
-    recording.run(gradient, backward_args)
-    show = getattr(builtins, "display", None)
-    show(recording) if show else print(recording.table())
+    recording.run(lambda: output.backward(gradient, **backward_args))
+    show(recording)
+
+
+def show(recording):
+    display = getattr(builtins, "display", None)
+    display(recording) if display else print(recording.table())
+
+
+@contextlib.contextmanager
+def recorded(path):
+    """Within the block, anomaly mode is on and every `backward()` called from the code of
+    the file `path` on one tensor is recorded and shown as it runs; other calls run as they are."""
+    path = os.path.abspath(path)
+    real = torch.autograd.backward
+
+    def backward(tensors, *args, **kwargs):
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename != path:
+            frame = frame.f_back
+        if frame is None or not isinstance(tensors, torch.Tensor) or tensors.grad_fn is None:
+            return real(tensors, *args, **kwargs)
+        recording = Recording(tensors, names(frame), path)
+        recording.run(lambda: real(tensors, *args, **kwargs))
+        show(recording)
+
+    torch.autograd.backward = backward
+    try:
+        with torch.autograd.set_detect_anomaly(True, check_nan=False):
+            yield
+    finally:
+        torch.autograd.backward = real
 
 
 def names(frame):
     """{id(tensor): name} for the leaves a frame's variables hold, modules' parameters included."""
     found = {}
-    for scope in (frame.f_globals, frame.f_locals):
+    for scope in (frame.f_locals, frame.f_globals):
         for name, value in scope.items():
             if isinstance(value, torch.Tensor):
                 found.setdefault(id(value), name)
@@ -66,6 +105,7 @@ class Recording:
         self.output, self.folder, self.file = output, os.path.dirname(path), os.path.basename(path)
         self.nodes, self.index, self.edges = [], {}, []
         self.visit(output.grad_fn, leaf_names)
+        self.place_leaves(path, self.nodes[0]["line"])
         self.nodes.sort(key=lambda n: n["sequence"])
         order = {id(n["fn"]): i for i, n in enumerate(self.nodes)}
         for i, node in enumerate(self.nodes):
@@ -112,6 +152,18 @@ class Recording:
             node["detail"] = f"line {node['line']}" if node["line"] else ""
         return node
 
+    def place_leaves(self, path, before):
+        """A named leaf's line: the last top-level statement of the file before line `before`
+        (where the output was made) that binds its name (`x` of `x.grad`, `model` of `model.0.weight`)."""
+        made = bindings(path)
+        for node in self.nodes:
+            if node["kind"] != "leaf":
+                continue
+            lines = [(n, code) for n, code in made.get(node["label"].split(".")[0], []) if before is None or n <= before]
+            if lines:
+                line, code = lines[-1]
+                node.update(where=[{"file": self.file, "line": line, "code": code}], lines=[line], line=line)
+
     def where(self, fn):
         """The frames of the creating stack that are in the snippet's folder, outermost first."""
         frames, prefix = [], f'  File "{os.path.join(self.folder, "")}'
@@ -122,7 +174,8 @@ class Recording:
                 frames.append({"file": os.path.basename(m["file"]), "line": int(m["line"]), "code": code})
         return frames
 
-    def run(self, gradient, backward_args):
+    def run(self, backward):
+        """Call `backward()` (which runs this recording's backward pass) with every node watched."""
         running = {}  # node id -> the step it is in
         outgoing = {node["id"]: {} for node in self.nodes}  # node id -> {slot: edge id}
         for edge in self.edges:
@@ -133,7 +186,7 @@ class Recording:
             handles.append(fn.register_prehook(self.prehook(node, running)))
             handles.append(fn.register_hook(self.hook(node, running, outgoing[node["id"]])))
         try:
-            self.output.backward(gradient, **backward_args)
+            backward()
         finally:
             for handle in handles:
                 handle.remove()
@@ -205,7 +258,7 @@ class Recording:
             if node["line"] is not None:
                 lines.setdefault(node["line"], []).append(node["id"])
         result = []
-        for line, ids in lines.items():
+        for line, ids in sorted(lines.items()):
             code = next(f["code"] for f in self.nodes[ids[0]]["where"] if f["line"] == line)
             added = ", ".join(self.nodes[i]["label"] for i in ids)
             result.append({"line": line, "code": code, "nodes": ids,
@@ -242,6 +295,26 @@ class Recording:
 
     def __repr__(self):
         return self.table()
+
+
+def bindings(path):
+    """{name: [(line, code)]}: the top-level statements of a file that bind each name, in order."""
+    try:
+        source = open(path, encoding="utf-8").read()
+        tree = ast.parse(source)
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines, found = source.splitlines(), {}
+    for statement in tree.body:
+        stack = [statement]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                code = lines[statement.lineno - 1].split("  #")[0].strip()
+                found.setdefault(node.id, []).append((statement.lineno, code))
+            elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def saved(fn):

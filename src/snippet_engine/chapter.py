@@ -8,6 +8,11 @@ itself rather than leaving them to pymdownx.snippets: it must know the
 exact lines a block shows to place their output under it and to build the
 block's runnable copy, and a broken include must become an error on the
 page instead of an exception that stops `mkdocs serve`.
+
+A fence whose info holds `step-through` (```` ```python step-through ````) asks
+for a step-through of the backward pass its snippet runs: the engine records
+each `backward()` the snippet calls (worker.py), and the page shows the viewer
+under the block, whose lines are numbered so that the viewer can name them.
 """
 
 import difflib
@@ -19,7 +24,8 @@ FENCE = re.compile(
     r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
     re.M | re.S,
 )
-INCLUDE = re.compile(r'^\s*--8<--\s+"(?P<file>[^":]+)(?::(?P<select>[^"]+))?"\s*$')
+INCLUDE = re.compile(r'^\s*--8<--\s+(?P<quote>["\'])(?P<file>[^"\':]+)(?::(?P<select>[^"\']+))?(?P=quote)\s*$')
+STEP_THROUGH = re.compile(r"(?<!\S)step-through(?!\S)")
 MARKER = re.compile(r"--8<-- \[(start|end):(\w+)\]")
 
 
@@ -55,6 +61,7 @@ class Block:
     fence: str
     info: str
     includes: list = field(default_factory=list)
+    steps: bool = False  # the page asks for a step-through of the snippet's backward pass
 
 
 @dataclass
@@ -68,6 +75,11 @@ class Chapter:
         """Every include of a snippet file that can run, in page order."""
         return [i for b in self.blocks for i in b.includes if i.is_snippet and not i.problem]
 
+    @property
+    def recorded(self):
+        """The snippets whose backward passes the page steps through."""
+        return {i.path for b in self.blocks if b.steps for i in b.includes if i.is_snippet and not i.problem}
+
 
 def parse(src_uri, markdown, snippets_dir):
     blocks = []
@@ -75,7 +87,9 @@ def parse(src_uri, markdown, snippets_dir):
         found = [include(i["file"], i["select"], Path(snippets_dir)) for line in m["body"].splitlines()
                  if (i := INCLUDE.match(line))]
         if found:
-            blocks.append(Block(m.start(), m.end(), m["indent"], m["fence"], m["info"], found))
+            info, steps = STEP_THROUGH.subn("", m["info"])
+            info = " ".join(info.split()) if steps else m["info"]
+            blocks.append(Block(m.start(), m.end(), m["indent"], m["fence"], info, found, bool(steps)))
     return Chapter(src_uri, markdown, blocks)
 
 

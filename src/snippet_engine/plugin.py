@@ -94,7 +94,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                 self.runner.close()
             self.runner, self.settings = Runner(*settings), settings
             self.pages = PageCache(root / self.config.cache_dir / "pages")
-        self.chapters, self.results, self.failures, self.setups = {}, {}, {}, {}
+        self.chapters, self.results, self.failures, self.setups, self.recorded = {}, {}, {}, {}, set()
         self.html, self.assets, self.late, self.shown = {}, {}, {}, {}
         self.notebook_pages, self.cached_pages, self.page_keys = set(), {}, {}
         if self.serving:
@@ -115,7 +115,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
     def result(self, path):
         if path not in self.results:
-            self.results[path] = self.runner.run(path)
+            self.results[path] = self.runner.run(path, steps=path in self.recorded)
         return self.results[path]
 
     def setup(self, path):
@@ -149,8 +149,9 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     def on_files(self, files, config):
         found = fingerprint(self.runner.packages)  # what produces the outputs: Python, packages, GPU
         for file in [f for f in files.documentation_pages() if f.src_uri.endswith(".md")]:
-            chapter = parse(file.src_uri, file.content_string, self.snippets)
-            self.chapters[file.src_uri] = chapter
+            self.chapters[file.src_uri] = parse(file.src_uri, file.content_string, self.snippets)
+        self.recorded = {path for chapter in self.chapters.values() for path in chapter.recorded}
+        for chapter in self.chapters.values():
             if chapter.blocks:
                 self.check(chapter)
                 self.add_notebook(chapter, files, config, found["packages"])
@@ -242,6 +243,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         numbered = [(i.path.name, n, line) for i in block.includes for n, line in i.numbered()]
         lines = [line for *_, line in numbered]
         info = block.info if "title=" in block.info else f'{block.info} title="{block.includes[0].file}"'
+        if block.steps:  # the viewer names lines by their number in the file
+            info += f' linenums="{block.includes[0].first or 1}"'
         fence = "\n".join([indent + block.fence + info, *(indent + line for line in lines), indent + block.fence])
         parts = [fence]
         snippets = [i for i in block.includes if i.is_snippet]

@@ -154,16 +154,17 @@ class Runner:
         self.heartbeat = 30  # seconds between "still running" lines in the log
         self.used = set()  # cache entries read or written since the last prune()
 
-    def run(self, path):
-        """Run one snippet (or take it from the cache); never raises for the snippet's failures."""
+    def run(self, path, steps=False):
+        """Run one snippet (or take it from the cache); never raises for the snippet's failures.
+        `steps`: record each backward() it calls, for a step-through (worker.py)."""
         path = Path(path).resolve()
-        key = self.key(path)
+        key = self.key(path, steps)
         self.used.add(key)
         cached = self.load(key)
         if cached is not None:
             return cached
         name = path.relative_to(self.root).as_posix()
-        result = self.run_uncached({"path": str(path)}, path, name)
+        result = self.run_uncached({"path": str(path), "steps": steps}, path, name)
         log.info(f"snippet {name} ran in {result.seconds:.2f} s" + (" and failed" if result.error else ""))
         if result.error is None or result.error["type"] != "WorkerDied":
             self.store(key, result)
@@ -197,9 +198,10 @@ class Runner:
     def close(self):
         self.worker.close()
 
-    def key(self, path):
+    def key(self, path, steps=False):
         relative = path.relative_to(self.root).as_posix()
-        text = json.dumps([relative, sha256(path), fingerprint(self.packages)], sort_keys=True)
+        text = json.dumps([relative, sha256(path), fingerprint(self.packages), steps, self.output_limit],
+                          sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()
 
     def load(self, key):

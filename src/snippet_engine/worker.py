@@ -21,14 +21,16 @@ Each child:
   reply to a file; whatever it leaves running is killed with its group.
 
 Protocol, one JSON object per line. Request: {"path" (or "code"), "root",
-"timeout", "heartbeat", "output_limit"}, and "cwd" to run in that folder
-rather than a scratch one; root is the project folder (files under it
+"timeout", "heartbeat", "output_limit", "steps"}, and "cwd" to run in that folder
+rather than a scratch one; "steps" true records each backward() the snippet calls
+(its page shows a step-through); root is the project folder (files under it
 that a snippet imports or reads are its dependencies). Replies:
 {"running": seconds} every `heartbeat` seconds while a snippet runs, then {"outputs", "seconds", "deps", "error"}.
 The worker exits when its stdin closes, killing a running child first.
 """
 
 import atexit
+import contextlib
 import faulthandler
 import importlib
 import json
@@ -106,6 +108,16 @@ def exit_error(code):
             "where": None, "traceback": ""}
 
 
+def recording(steps, path):
+    """Around a snippet whose page asks for a step-through: each backward() it calls is
+    recorded from the engine and displayed (autograd_steps.recorded); the snippet stays plain."""
+    if not steps:
+        return contextlib.nullcontext()
+    import autograd_steps
+
+    return autograd_steps.recorded(path)
+
+
 def run_child(request, private, workdir):
     """Runs in the forked child: execute the snippet, write the reply, exit. A request
     with "code" instead of a file runs it as `python -c code` would."""
@@ -155,7 +167,8 @@ def run_child(request, private, workdir):
     error = None
     try:
         if code is None:
-            runpy.run_path(path, run_name="__main__")
+            with recording(request.get("steps"), path):
+                runpy.run_path(path, run_name="__main__")
         else:
             main = sys.modules["__main__"] = types.ModuleType("__main__")
             exec(compile(code, path, "exec"), main.__dict__)
