@@ -10,13 +10,24 @@ from pathlib import Path
 import pytest
 import yaml
 
-from snippet_engine.chapter import line_range
+from snippet_engine.chapter import line_range, parse
 from snippet_engine.runner import Runner, SnippetError
 from snippet_engine.scrapers import GRAPH, STEPS, WARNING
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 CHAPTERS = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if p.stem not in ("index", "notebooks"))
+
+
+def recorded_snippets():
+    """The snippets whose page asks for a step-through: the build runs them recording backward()."""
+    found = set()
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        found |= parse(page.name, page.read_text(encoding="utf-8"), SNIPPETS).recorded
+    return found
+
+
+RECORDED = recorded_snippets()
 
 
 def engine_settings():
@@ -95,8 +106,9 @@ class Chapter:
         return self.folder / name
 
     def result(self, name):
-        """The engine's result for a snippet that must succeed."""
-        result = self.runner.run(self.path(name))
+        """The engine's result for a snippet that must succeed, run as its page runs it."""
+        path = self.path(name)
+        result = self.runner.run(path, steps=path in RECORDED)
         if result.error:
             raise SnippetError(result)
         return result
