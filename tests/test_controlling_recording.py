@@ -55,6 +55,38 @@ def test_all_three_switches_record_nothing_and_only_inference_mode_makes_inferen
     assert shown[3] == "True False", "after the blocks: recording on, inference mode off"
 
 
+def test_inference_mode_also_switches_off_forward_ad_and_view_tracking(chapter):
+    import torch.autograd.forward_ad as fwAD
+
+    tangents = {}
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(torch.ones(2), torch.ones(2))
+        for name, mode in (("no_grad", torch.no_grad), ("inference_mode", torch.inference_mode)):
+            with mode():
+                tangents[name] = fwAD.unpack_dual(dual * 3).tangent
+    assert torch.equal(tangents["no_grad"], torch.tensor([3.0, 3.0])), "no_grad keeps forward-mode AD"
+    assert tangents["inference_mode"] is None, "inference_mode switches it off"
+    views = {}
+    for name, mode in (("no_grad", torch.no_grad), ("inference_mode", torch.inference_mode)):
+        with mode():
+            base = torch.arange(4.0)
+            view = base[:2]
+        views[name] = (view._is_view(), view._base is base)
+    assert views == {"no_grad": (True, True), "inference_mode": (False, False)}
+    with torch.inference_mode():
+        assert torch.arange(4.0)[:2]._base is None, "no _base at all"
+    shown = chapter.shown("three_switches.py", "beyond_backward").splitlines()
+    assert shown == [
+        f"tangent of dual * 3: no_grad {tangents['no_grad']}  inference_mode {tangents['inference_mode']}",
+        "no_grad:        view {}  _base is base {}".format(*views["no_grad"]),
+        "inference_mode: view {}  _base is base {}".format(*views["inference_mode"])]
+    # backward recording is the same under both: neither result has a grad_fn
+    x = torch.ones(3, requires_grad=True)
+    for mode in (torch.no_grad, torch.inference_mode):
+        with mode():
+            assert (x * 2).grad_fn is None
+
+
 def test_no_grad_allows_the_in_place_update_of_a_leaf(chapter):
     ns = chapter.run("no_grad_tensors.py")
     shown = chapter.shown("no_grad_tensors.py", "update").splitlines()

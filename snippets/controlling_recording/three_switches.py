@@ -1,5 +1,6 @@
 """torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False): what each records."""
 import torch
+import torch.autograd.forward_ad as fwAD
 
 # --8<-- [start:compare]
 x = torch.ones(3, requires_grad=True)
@@ -15,6 +16,26 @@ for name, t in [("no_grad", a), ("inference_mode", b), ("set_grad_enabled(False)
     print(f"{name:24} requires_grad={t.requires_grad} grad_fn={t.grad_fn} is_inference={t.is_inference()}")
 print(torch.is_grad_enabled(), torch.is_inference_mode_enabled())
 # --8<-- [end:compare]
+
+# --8<-- [start:beyond_backward]
+with fwAD.dual_level():
+    dual = fwAD.make_dual(torch.ones(2), torch.ones(2))  # value [1, 1], tangent [1, 1]
+    with torch.no_grad():
+        no_grad_dual = dual * 3
+    with torch.inference_mode():
+        inference_dual = dual * 3
+    print("tangent of dual * 3: no_grad", fwAD.unpack_dual(no_grad_dual).tangent,
+          " inference_mode", fwAD.unpack_dual(inference_dual).tangent)
+
+with torch.no_grad():
+    base = torch.arange(4.0)
+    view = base[:2]
+print("no_grad:        view", view._is_view(), " _base is base", view._base is base)
+with torch.inference_mode():
+    base = torch.arange(4.0)
+    view = base[:2]
+print("inference_mode: view", view._is_view(), " _base is base", view._base is base)
+# --8<-- [end:beyond_backward]
 
 # --8<-- [start:version]
 print(a._version)
