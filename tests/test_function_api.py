@@ -59,6 +59,25 @@ def test_grad_vjp_and_jacrev_agree_exactly_with_the_composite(chapter, elu):
     assert torch.allclose(jacrev(custom)(z), jacrev(composite)(z))
 
 
+def test_the_vjps_agree_because_alpha_is_a_power_of_two(elu):
+    """The two backward passes multiply in different orders, (v alpha) e^z against v (alpha e^z):
+    with alpha = 0.5 both round the same product, with alpha = 0.3 they differ in the last bits."""
+    z = torch.randn(10_000, generator=torch.Generator().manual_seed(1), requires_grad=True)
+    composite = elu["elu_forward"](z, 0.5)
+    node = composite.grad_fn.next_functions[1][0]  # where's other branch: alpha * (exp(z) - 1)
+    assert node.name() == "MulBackward0"
+    assert node.next_functions[0][0].next_functions[0][0].name() == "ExpBackward0", "alpha first, then e^z"
+    v = torch.randn(10_000, generator=torch.Generator().manual_seed(2))
+    for alpha in (0.5, 0.3):
+        (ours,) = torch.autograd.grad(elu["ELUFunction"].apply(z, alpha), z, v)
+        (theirs,) = torch.autograd.grad(elu["elu_forward"](z, alpha), z, v)
+        if alpha == 0.5:
+            assert torch.equal(ours, theirs)
+        else:
+            assert not torch.equal(ours, theirs)
+            assert ((ours - theirs).abs() <= 2 * torch.finfo(torch.float32).eps * theirs.abs()).all(), "last bits"
+
+
 def test_grad_uses_our_backward_at_100(chapter):
     assert chapter.shown("func_transforms.py", "overflow") == (
         "at z = 100: custom tensor([1.])  composite tensor([nan])\n")
