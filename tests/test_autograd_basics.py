@@ -120,6 +120,26 @@ def test_leaves_have_no_grad_fn_and_only_tracked_leaves_get_a_grad(chapter):
     assert shown[0] == "None", ".grad is None before backward()"
 
 
+def test_a_non_leaf_gets_a_grad_only_when_asked():
+    def forward():
+        x = torch.ones(2, requires_grad=True)
+        h = x * 3
+        return x, h, (h**2).sum()  # d loss / d h = 2h = 6
+
+    x, h, loss = forward()
+    loss.backward()
+    with pytest.warns(UserWarning, match="not a leaf Tensor"):
+        assert h.grad is None, "a plain backward() fills only the leaves"
+    assert torch.equal(x.grad, torch.full((2,), 18.0))
+    x, h, loss = forward()
+    h.retain_grad()
+    loss.backward()
+    assert torch.equal(h.grad, torch.full((2,), 6.0)), "retain_grad()"
+    x, h, loss = forward()
+    loss.backward(inputs=[h])
+    assert not h.is_leaf and torch.equal(h.grad, torch.full((2,), 6.0)), "named in inputs="
+    assert x.grad is None
+
 def test_reading_a_non_leaf_grad_warns_and_retain_grad_keeps_it(chapter):
     with pytest.warns(UserWarning, match="not a leaf Tensor"):
         ns = chapter.run("non_leaf_grad.py")
