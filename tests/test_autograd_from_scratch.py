@@ -330,6 +330,86 @@ def test_the_engine_is_cpp_and_runs_the_latest_ready_node_first(chapter):
     assert "tiny engine: sum, mul, exp, tanh" in stdout
 
 
+def ran_order(*outputs):
+    """Watch every node behind the outputs; the list fills with "name #n" as the engine runs them."""
+    ran, seen = [], set()
+
+    def visit(node):
+        if node is None or node in seen:
+            return
+        seen.add(node)
+        number = node._sequence_nr()
+        node.register_prehook(lambda grads: ran.append(f"{node.name().split('::')[-1]} #{number}"))
+        for child, _ in node.next_functions:
+            visit(child)
+
+    for output in outputs:
+        visit(output.grad_fn)
+    return ran
+
+
+def test_accumulate_grad_has_the_largest_sequence_number_and_runs_once_ready():
+    x = torch.tensor([0.5, -1.0], requires_grad=True)
+    b = torch.tensor([1.0, 2.0], requires_grad=True)
+    first_use = b * 1                 # makes b's AccumulateGrad, before ExpBackward0 exists
+    (accumulate, _) = first_use.grad_fn.next_functions[0]
+    assert accumulate._sequence_nr() == 2**64 - 1, "UINT64_MAX, not the order of creation"
+    loss = (b * x.exp()).sum()        # MulBackward0 makes both ready: ExpBackward0, created later, waits
+    assert loss.grad_fn.next_functions[0][0].next_functions[0][0] is accumulate
+    ran = ran_order(loss)
+    loss.backward()
+    assert ran == ["SumBackward0 #{}".format(loss.grad_fn._sequence_nr()),
+                   "MulBackward0 #{}".format(loss.grad_fn._sequence_nr() - 1),
+                   f"AccumulateGrad #{2**64 - 1}", "ExpBackward0 #{}".format(loss.grad_fn._sequence_nr() - 2),
+                   f"AccumulateGrad #{2**64 - 1}"]
+
+
+def test_the_sequence_counter_is_per_thread():
+    import threading
+
+    torch.ones(1, requires_grad=True).exp()  # this thread has made nodes
+    numbers = []
+
+    def fresh():
+        numbers.append(torch.ones(1, requires_grad=True).exp().grad_fn._sequence_nr())
+
+    here = torch.ones(1, requires_grad=True).exp().grad_fn._sequence_nr()
+    thread = threading.Thread(target=fresh)
+    thread.start()
+    thread.join()
+    assert here > 0 and numbers == [0], "a new thread counts from 0"
+    assert torch.ones(1, requires_grad=True).exp().grad_fn._sequence_nr() == here + 1, "this one goes on"
+
+
+def test_a_nested_backward_runs_before_the_outer_pass_goes_on():
+    """The ready queue compares the reentrant depth before the sequence numbers."""
+    u = torch.ones(2, requires_grad=True)
+    inner = (u.exp() * 2).sum()  # numbers below the outer pass's TanhBackward0
+
+    class Nested(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            ran.append("nested backward starts")
+            torch.autograd.grad(inner, u)
+            ran.append("nested backward ends")
+            return grad
+
+    x = torch.ones(2, requires_grad=True)
+    waiting = x.tanh()
+    loss = (waiting + Nested.apply(x)).sum()
+    ran = ran_order(loss, inner)
+    loss.backward()
+    tanh = ran.index(f"TanhBackward0 #{waiting.grad_fn._sequence_nr()}")
+    inner_numbers = [int(r.split("#")[1]) for r in ran[ran.index("nested backward starts") + 1:
+                                                         ran.index("nested backward ends")]]
+    assert len(inner_numbers) == 3 and max(inner_numbers) < waiting.grad_fn._sequence_nr()
+    assert ran.index("nested backward starts") < ran.index("nested backward ends") < tanh, \
+        "ready before the nested pass, with a higher number, TanhBackward0 waits for all of it"
+
 def test_saved_tensors_are_kept_by_the_tiny_engine_and_freed_by_pytorch(chapter):
     ns = chapter.run("what_pytorch_adds.py")
     x = ns["x"]

@@ -8,7 +8,7 @@ x = torch.tensor([0.5, -1.0], requires_grad=True)
 a = x.exp()   # created first: the lower sequence number
 b = x.tanh()  # created second
 loss = (a * b).sum()
-first = a.grad_fn._sequence_nr()  # the counter runs for the whole process: count from a's node
+first = a.grad_fn._sequence_nr()  # each thread counts the nodes it made: count from a's
 ran = []
 for node in (loss.grad_fn, loss.grad_fn.next_functions[0][0], a.grad_fn, b.grad_fn):
     node.register_prehook(lambda grads, node=node: ran.append(f"{node.name()} (#{node._sequence_nr() - first})"))
