@@ -150,6 +150,39 @@ def test_checkpoint_stores_half_recomputes_and_gives_identical_gradients(chapter
     assert ns["saved"].nbytes() == expected_bytes(8, 128)["checkpoint each block"]
 
 
+def test_a_segment_is_recomputed_at_once_and_freed_tensor_by_tensor():
+    """Non-reentrant checkpoint: all the recomputed tensors exist right after the recomputation,
+    and each goes as soon as the node that saved it has run, before the segment's backward ends."""
+    import weakref
+
+    from torch.utils.checkpoint import checkpoint
+
+    recomputed = []  # weak references to the storages of the tensors made in backward
+
+    def segment(x):
+        for _ in range(4):
+            x = torch.tanh(x * 1.5)  # TanhBackward0 saves its output
+            if recomputing:
+                recomputed.append(weakref.ref(x.untyped_storage()))
+        return x
+
+    recomputing = False
+    out = checkpoint(segment, torch.randn(1000, generator=torch.Generator().manual_seed(0), requires_grad=True),
+                     use_reentrant=False)
+    nodes, node = [], out.grad_fn
+    while node.name() != "torch::autograd::AccumulateGrad":
+        nodes.append(node)
+        node = node.next_functions[0][0]
+    assert [n.name() for n in nodes] == ["TanhBackward0", "MulBackward0"] * 4, "the segment's own nodes"
+    alive = []
+    for node in nodes:
+        node.register_prehook(lambda grads: alive.append(sum(r() is not None for r in recomputed)))
+    recomputing = True
+    out.sum().backward()
+    # The first node's unpack recomputes the segment (it stops once it has the last saved tensor).
+    assert alive[0] == 0 and alive[1] == len(recomputed) == 3, "recomputed at once"
+    assert alive[1:] == [3, 3, 2, 2, 1, 1, 0], "each freed once its TanhBackward0 has run"
+
 def test_save_on_cpu_keeps_the_same_tensor_on_a_cpu(chapter):
     assert chapter.shown("offload_save_on_cpu.py", "hooks").splitlines() == [
         "stored on: cpu | the same tensor as t: True",
