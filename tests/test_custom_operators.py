@@ -112,6 +112,28 @@ def test_opcheck_does_not_check_the_gradient_but_checks_schema_and_fake(op):
         torch.library.opcheck(bad_fake, (torch.randn(3),))
 
 
+def test_autograd_registration_checks_the_dispatch_key_of_the_autograd_support(chapter, op):
+    """register_autograd puts the backward at the Autograd key; a Function applied inside the CPU
+    kernel gives the same values and gradients, and fails test_autograd_registration."""
+    has_kernel = torch._C._dispatch_has_kernel_for_dispatch_key
+    assert has_kernel("autograd_inside_out::elu", "Autograd")
+    function = chapter.run("elu_function.py")["ELUFunction"]
+    z = torch.randn(4, requires_grad=True)
+    for key in ("CPU", "Autograd"):
+        namespace = f"aio_test_registration_{key.lower()}"
+        with torch.library._scoped_library(namespace, "DEF") as library:
+            library.define("elu(Tensor z) -> Tensor")
+            library.impl("elu", lambda z: function.apply(z, 1.0), key)
+            registered = getattr(torch.ops, namespace).elu.default
+            assert has_kernel(registered.name(), "Autograd") == (key == "Autograd")
+            assert registered(z).grad_fn is not None, "autograd records it either way"
+            if key == "CPU":
+                with pytest.raises(OpCheckError, match="test_autograd_registration"):
+                    torch.library.opcheck(registered, (z,), test_utils="test_autograd_registration")
+            else:
+                assert torch.library.opcheck(registered, (z,), test_utils="test_autograd_registration") == {
+                    "test_autograd_registration": "SUCCESS"}
+
 # ---- the fake kernel ------------------------------------------------------------------------
 
 def test_fake_tensors_have_a_shape_and_no_data(chapter):
@@ -274,9 +296,29 @@ def test_solution_graph_break(chapter):
     lines = chapter.shown("exercise_graph_break.py").splitlines()
     first = next(i for i, line in enumerate(lines) if line.startswith("graph breaks:"))
     assert int(lines[first].split()[-1]) > 0
-    assert "Tensor.item()" in lines[first + 1]
+    assert "Tensor.item() call with capture_scalar_outputs=False" in lines[first + 1], "the setting, named"
     assert "graph breaks after the fix: 0" in lines
     assert lines[-2] == "50% of the inputs are negative"
+    # The break is Dynamo's default: with capture_scalar_outputs it traces .item(), and the
+    # print of the number breaks the graph instead.
     ns = chapter.run("exercise_graph_break.py")
+
+    def item_only(z):
+        return z * (z <= 0).float().mean().item()
+
+    def breaks(function):
+        torch._dynamo.reset()
+        explained = torch._dynamo.explain(function)(ns["z"].detach())
+        return explained.graph_break_count, [r.reason for r in explained.break_reasons]
+
+    with torch._dynamo.config.patch(capture_scalar_outputs=False):
+        count, reasons = breaks(item_only)
+        assert count == 1 and reasons[0].startswith("Unsupported Tensor.item() call")
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        assert breaks(item_only) == (0, [])
+        count, reasons = breaks(ns["layer"])
+        assert count > 0 and not any("item()" in reason for reason in reasons)
+        assert any("builtin operator `print`" in reason for reason in reasons)
+    torch._dynamo.reset()
     z = ns["z"]
     assert torch.allclose(z.grad, 2 * torch.where(z > 0, 1.0, torch.exp(z.detach())))
