@@ -362,12 +362,23 @@ def test_on_cuda_the_plain_elu_returns_float32_but_its_backward_runs_without_aut
 
 
 def test_float16_range_and_a_gradient_of_1e_8_flushed_to_zero(chapter):
+    def half(value):
+        return torch.tensor(value, dtype=torch.float16).item()
+
     assert chapter.shown("loss_scaling.py", "range") == (
-        "largest float16:  65504.0\n"
-        f"smallest float16: {2.0**-24}\n"
-        "1e-8 in float16:  0.0\n")
-    assert torch.tensor(2.0**-25 * 0.99, dtype=torch.float16) == 0, "below half the smallest: 0"
-    assert torch.tensor(2.0**-24, dtype=torch.float16) > 0 and 2.0**-24 < 6e-8
+        f"largest float16:   {torch.finfo(torch.float16).max}\n"
+        f"smallest float16:  {2.0**-24}\n"
+        f"4e-8 in float16:   {half(4e-8)}\n"
+        f"2.9e-8 in float16: {half(2.9e-8)}\n"
+        f"1e-8 in float16:   {half(1e-8)}\n")
+    smallest = torch.tensor(1, dtype=torch.int16).view(torch.float16).item()  # the bits 0...01
+    assert smallest == 2.0**-24 == half(2.0**-24), "the smallest positive float16"
+    assert 2.0**-24 == pytest.approx(6e-8, rel=0.01) and 2.0**-25 == pytest.approx(3e-8, rel=0.01)
+    assert half(4e-8) == 2.0**-24 and half(2.9e-8) == half(1e-8) == 0
+    # between 2^-25 and 2^-24 a number rounds up to 2^-24, below 2^-25 to 0 (2^-25 itself: to even, 0)
+    between = torch.linspace(2.0**-26, 2.0**-24, 1001, dtype=torch.float64)
+    rounded = between.to(torch.float16).double()
+    assert torch.equal(rounded, torch.where(between > 2.0**-25, 2.0**-24, 0.0))
     ns = chapter.run("loss_scaling.py")
     h = ns["h"].detach().float().requires_grad_()
     (exact,) = torch.autograd.grad((h * ns["small"].float()).sum() * 1e-4, h)
@@ -435,6 +446,7 @@ def test_the_scaler_skips_the_overflowing_step_halves_then_grows(chapter):
     ns = chapter.run("loss_scaling.py")
     model = ns["model"]
     assert all(p.dtype == torch.float32 for p in model.parameters()), "float32 master weights"
+    assert all(p.grad.dtype == torch.float32 for p in model.parameters()), "float32 gradients"
     # why the first step overflows: its exact gradient times 65536 is beyond float16's range
     torch.manual_seed(0)
     fresh = torch.nn.Linear(64, 1).to(ns["device"])
@@ -442,6 +454,47 @@ def test_the_scaler_skips_the_overflowing_step_halves_then_grows(chapter):
     assert fresh.weight.grad.abs().max() * 65536 > torch.finfo(torch.float16).max
     assert fresh.weight.grad.abs().max() * 32768 < torch.finfo(torch.float16).max
 
+
+def test_the_scaler_holds_no_parameters_and_autocast_never_converts_them():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(8, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    with torch.autocast(device_type="cpu", dtype=torch.float16):
+        out = model(torch.randn(4, 8))
+        loss = out.float().pow(2).mean()
+        assert out.dtype == torch.float16 and model.weight.dtype == torch.float32, "a float16 copy"
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+    assert all(p.dtype == p.grad.dtype == torch.float32 for p in model.parameters())
+    held = [v for v in vars(scaler).values() if isinstance(v, torch.Tensor)]
+    assert held and all(v.numel() == 1 for v in held), "a scale and a counter, no parameter"
+    assert not any(v is p for v in held for p in model.parameters())
+    assert set(scaler.state_dict()) == {"scale", "growth_factor", "backoff_factor", "growth_interval",
+                                        "_growth_tracker"}
+
+
+@pytest.mark.cuda
+def test_cuda_events_time_the_gpu_waiting_for_python_too(chapter):
+    """Between the markers the GPU ran two tiny kernels and waited 50 ms for Python:
+    the events measure the wait."""
+    import time
+
+    ns = chapter.run("timing.py")
+    a = torch.ones(16, device="cuda")
+
+    def launch_bound():
+        a.add_(1)
+        time.sleep(0.05)  # Python busy, the GPU idle
+        a.add_(1)
+
+    def kernels_only():
+        a.add_(1)
+        a.add_(1)
+
+    assert ns["cuda_event_median_ms"](launch_bound, warmup=1, repeats=3) > 45
+    assert ns["cuda_event_median_ms"](kernels_only, warmup=1, repeats=3) < 5
 
 def test_solution_half_parameters(chapter):
     assert chapter.shown("solution_half_parameters.py") == (

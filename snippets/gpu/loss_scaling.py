@@ -6,9 +6,11 @@ from torch import nn
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 # --8<-- [start:range]
-print("largest float16: ", torch.finfo(torch.float16).max)
-print("smallest float16:", torch.tensor(2.0**-24, dtype=torch.float16).item())
-print("1e-8 in float16: ", torch.tensor(1e-8, dtype=torch.float16).item())
+print("largest float16:  ", torch.finfo(torch.float16).max)
+print("smallest float16: ", torch.tensor(2.0**-24, dtype=torch.float16).item())
+print("4e-8 in float16:  ", torch.tensor(4e-8, dtype=torch.float16).item())
+print("2.9e-8 in float16:", torch.tensor(2.9e-8, dtype=torch.float16).item())
+print("1e-8 in float16:  ", torch.tensor(1e-8, dtype=torch.float16).item())
 # --8<-- [end:range]
 
 # --8<-- [start:underflow]
