@@ -61,7 +61,7 @@ def katex():
 
 def on_post_page(content, page, config):
     """After the search plugin has read the page: search indexes each formula once, as
-    TeX, and does not parse KaTeX's thousands of spans (HTML, MathML and TeX again)."""
+    text (hooks/search_math.py), and does not parse KaTeX's thousands of spans (HTML, MathML and TeX again)."""
     found = list(MATH.finditer(content))
     if not found:
         return content

@@ -1,0 +1,63 @@
+"""Search finds the chapter that teaches a name first: an index of terms, as in a printed book.
+
+Ranked on text alone, a name used everywhere (`grad_fn`, `requires_grad`, `leaf`) puts first
+whichever chapter uses it most, rarely the one that explains it. As Sphinx does with its
+`index` entries, each chapter here names the terms it introduces; the section of the chapter
+that first mentions a term (its heading or its text) gets it in a `terms` field of the search
+index, which mkdocs.yml boosts above titles. Queries are split by the same `separator`, so
+`optimizer.zero_grad()` and `torch.no_grad` reach the terms `zero_grad` and `no_grad`.
+The index pages (Home, Notebooks) set `search: boost: 0.01` in their front matter: they list the
+chapters and would otherwise come before a chapter that mentions a name once. The notebook pages
+are not indexed: they repeat their chapters. tests/test_search.py types each term into the built
+site and checks the first chapter.
+"""
+
+import json
+import os
+
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File
+
+# The chapter that introduces each term (the home page's table of chapters says the same).
+INTRODUCED = {
+    "autograd_basics.md": ["requires_grad", "grad_fn", "leaf", "retain_graph", "zero_grad"],
+    "vector_jacobian_products.md": ["jacobian", "vjp"],
+    "controlling_recording.md": ["no_grad", "inference_mode", "set_grad_enabled", "create_graph"],
+    "custom_functions.md": ["gradcheck"],
+    "function_api.md": ["vmap", "setup_context"],
+    "higher_order.md": ["jvp", "gradgradcheck"],
+    "debugging_gradients.md": ["detect_anomaly", "register_hook"],
+    "saving_memory.md": ["saved_tensors_hooks", "checkpoint"],
+    "custom_operators.md": ["custom_op", "opcheck"],
+}
+
+
+def sections_with_terms(docs, location, terms):
+    """{section location: [term]} for one chapter: each term goes to the first section of the
+    page that mentions it (case-insensitively), or to the page's first section."""
+    sections = [doc for doc in docs if doc["location"].split("#")[0] == location]
+    found = {}
+    for term in terms:
+        hits = [doc for doc in sections if term.lower() in (doc["title"] + " " + doc["text"]).lower()]
+        found.setdefault((hits or sections)[0]["location"], []).append(term)
+    return found
+
+
+# After the search plugin writes the index (priority 0), before the offline plugin inlines it (-100).
+@event_priority(-50)
+def on_post_build(config):
+    path = os.path.join(config.site_dir, "search", "search_index.json")
+    if not os.path.isfile(path):
+        return
+    with open(path, encoding="utf-8") as f:
+        index = json.load(f)
+    terms = {}
+    for src, names in INTRODUCED.items():
+        location = File(src, config.docs_dir, config.site_dir, config.use_directory_urls).url
+        terms.update(sections_with_terms(index["docs"], location, names))
+    for doc in index["docs"]:
+        doc.pop("terms", None)
+        if doc["location"] in terms:
+            doc["terms"] = " ".join(terms[doc["location"]])
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(index, f, separators=(",", ":"))
