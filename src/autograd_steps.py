@@ -103,6 +103,7 @@ class Recording:
             raise ValueError("step_through needs a tensor computed from tensors that require grad "
                              "(this one has no grad_fn)")
         self.output, self.folder, self.file = output, os.path.dirname(path), os.path.basename(path)
+        self.source = source_lines(path)
         self.nodes, self.index, self.edges = [], {}, []
         self.visit(output.grad_fn, leaf_names)
         self.place_leaves(path, self.nodes[0]["line"])
@@ -137,7 +138,7 @@ class Recording:
         if hasattr(fn, "variable"):
             variable = fn.variable
             node.update(kind="leaf", label=leaf_names.get(id(variable), "AccumulateGrad"),
-                        detail=f"shape {shape_text(variable.shape)}", where=[])
+                        detail=shape_text(variable.shape), where=[])
             node["sequence"] = -1  # leaves first: they were made before any operation on them
         else:
             custom = getattr(fn, "_forward_cls", None)
@@ -153,9 +154,10 @@ class Recording:
         return node
 
     def place_leaves(self, path, before):
-        """A named leaf's line: the last top-level statement of the file before line `before`
-        (where the output was made) that binds its name (`x` of `x.grad`, `model` of `model.0.weight`)."""
-        made = bindings(path)
+        """A named leaf's line: the last statement of the file's own code (not inside its functions)
+        before line `before` (where the output was made) that binds its name (`x` of `x.grad`,
+        `model` of `model.0.weight`)."""
+        made = bindings(self.source)
         for node in self.nodes:
             if node["kind"] != "leaf":
                 continue
@@ -216,17 +218,16 @@ class Recording:
     # What a reader sees
 
     def node_text(self, i):
-        node = self.nodes[i]
-        if node["kind"] == "leaf":
-            return f"the leaf {node['label']}" if node["label"] != "AccumulateGrad" else "AccumulateGrad"
-        return node["label"]
+        """An operation's node by its name; a leaf's by its AccumulateGrad: `x's AccumulateGrad`."""
+        return node_text(self.nodes[i])
 
     def line_text(self, node):
-        if node["kind"] == "leaf":
-            return ""
         frame = next((f for f in reversed(node["where"]) if f["file"] == self.file), None) \
             or (node["where"][-1] if node["where"] else None)
-        return f" (made by line {frame['line']}: {frame['code']})" if frame else ""
+        if frame is None:
+            return ""
+        made = f"{node['label']} made" if node["kind"] == "leaf" else "made"
+        return f" ({made} by line {frame['line']}: {frame['code']})"
 
     def received_text(self, step, nothing):
         """What arrived, as the sum of what each edge carried where two or more paths meet."""
@@ -235,15 +236,28 @@ class Recording:
         return f"{' + '.join(parts)} = {received}" if len(parts) > 1 else received
 
     def sent_text(self, step, to):
-        return [f"{s['grad']['text'] if s['grad'] else 'None'}{to}{self.node_text(self.edges[s['edge']]['to'])}"
-                for s in step["sent"]]
+        """What went to each node: once for a node that two or more edges reach, with how many."""
+        by_target = {}
+        for s in step["sent"]:
+            by_target.setdefault(self.edges[s["edge"]]["to"], []).append(s["grad"]["text"] if s["grad"] else "None")
+        texts = []
+        for target, grads in by_target.items():
+            name = self.node_text(target)
+            if len(grads) == 1:
+                texts.append(f"{grads[0]}{to}{name}")
+            elif len(set(grads)) == 1:
+                texts.append(f"{grads[0]} along each of its {count_text(len(grads))} edges{to}{name}")
+            else:
+                texts.append(f"{' and '.join(grads)}, one along each of its {count_text(len(grads))} edges,{to}{name}")
+        return texts
 
     def step_text(self, number, step):
         node = self.nodes[step["node"]]
         text = (f"Step {number} of {len(self.steps)}: {self.node_text(step['node'])}{self.line_text(node)}"
                 f" receives {self.received_text(step, 'nothing')}")
         if node["kind"] == "leaf":
-            return text + f", and adds it to {node['label']}.grad."
+            where = f"{node['label']}.grad" if node["label"] != "AccumulateGrad" else "the leaf's .grad"
+            return text + f", and adds it to {where}."
         if node["kind"] == "custom":
             kept = [f"saved tensor {t['name']} ({shape_text(t['shape'])} {t['dtype']}, {t['bytes']} bytes)"
                     for t in node["saved"]] + [f"ctx.{a['name']} = {a['value']}" for a in node["attributes"]]
@@ -260,20 +274,21 @@ class Recording:
         result = []
         for line, ids in sorted(lines.items()):
             code = next(f["code"] for f in self.nodes[ids[0]]["where"] if f["line"] == line)
-            added = ", ".join(self.nodes[i]["label"] for i in ids)
+            added = ", ".join(self.node_text(i) for i in ids)
             result.append({"line": line, "code": code, "nodes": ids,
                            "description": f"Line {line}, {code}, adds {added}."})
         return result
 
     def data(self):
         keep = ("id", "name", "kind", "label", "detail", "line", "lines", "where", "saved", "attributes")
-        return {"file": self.file, "nodes": [{k: n[k] for k in keep if k in n} for n in self.nodes],
+        return {"file": self.file, "source": self.source,
+                "nodes": [{k: n[k] for k in keep if k in n} for n in self.nodes],
                 "edges": self.edges, "steps": self.steps, "forward": self.forward_lines()}
 
     def rows(self):
         for number, step in enumerate(self.steps, 1):
             node = self.nodes[step["node"]]
-            yield [str(number), node["label"], str(node["line"] or ""), self.received_text(step, ""),
+            yield [str(number), node_label(node), str(node["line"] or ""), self.received_text(step, ""),
                    "; ".join(self.sent_text(step, " → "))]
 
     HEADER = ["Step", "Node", "Line", "Gradient received", "Gradients sent"]
@@ -297,24 +312,53 @@ class Recording:
         return self.table()
 
 
-def bindings(path):
-    """{name: [(line, code)]}: the top-level statements of a file that bind each name, in order."""
+def source_lines(path):
+    """The lines of a file; none where there is no file (code typed into Jupyter)."""
     try:
-        source = open(path, encoding="utf-8").read()
-        tree = ast.parse(source)
-    except (OSError, SyntaxError, ValueError):
+        with open(path, encoding="utf-8") as file:
+            return file.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def bindings(lines):
+    """{name: [(line, code)]}: the statements of a file's own code (not of its functions or
+    classes) that bind each name, in order; a statement inside `with` or `for` is its own line."""
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError):
         return {}
-    lines, found = source.splitlines(), {}
-    for statement in tree.body:
-        stack = [statement]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+    found = {}
+
+    def visit(node, statement):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
                 code = lines[statement.lineno - 1].split("  #")[0].strip()
-                found.setdefault(node.id, []).append((statement.lineno, code))
-            elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.extend(ast.iter_child_nodes(node))
-    return found
+                found.setdefault(child.id, []).append((statement.lineno, code))
+            visit(child, child if isinstance(child, ast.stmt) else statement)
+
+    visit(tree, None)
+    return {name: sorted(set(made)) for name, made in found.items()}
+
+
+def node_label(node):
+    """A node as a table names it: a leaf by its AccumulateGrad and the leaf's name."""
+    if node["kind"] != "leaf" or node["label"] == "AccumulateGrad":
+        return node["label"]
+    return f"AccumulateGrad ({node['label']})"
+
+
+def node_text(node):
+    """A node as a sentence names it: `x's AccumulateGrad` for the leaf x."""
+    if node["kind"] != "leaf" or node["label"] == "AccumulateGrad":
+        return node["label"]
+    return f"{node['label']}'s AccumulateGrad"
+
+
+def count_text(n):
+    return {2: "two", 3: "three", 4: "four"}.get(n, str(n))
 
 
 def saved(fn):
