@@ -310,18 +310,23 @@ def mime_bundle(obj):
 
 
 def steps_svg(steps):
-    """The recorded graph laid out by Graphviz, gradients flowing down from the output."""
+    """The recorded graph laid out by Graphviz as torchviz draws one: the leaves (each one's
+    AccumulateGrad node) at the top, the output at the bottom; arrows point the way gradients
+    flow, up from the output."""
     import graphviz
 
-    graph = graphviz.Digraph(graph_attr={"rankdir": "TB", "nodesep": "0.3", "ranksep": "0.35"},
+    graph = graphviz.Digraph(graph_attr={"rankdir": "BT", "nodesep": "0.3", "ranksep": "0.35"},
                              node_attr={"fontsize": "14", "fontname": "Helvetica", "shape": "box",
                                         "style": "rounded,filled", "fillcolor": "white", "height": "0.4"},
                              edge_attr={"arrowsize": "0.7"})
     fills = {"leaf": "#dce6ff", "custom": "#ffe3cc", "op": "white"}
     for node in steps["nodes"]:
-        label = node["label"] + (f"\\n{node['detail']}" if node["detail"] else "")
-        graph.node(f"n{node['id']}", label, id=f"steps-node-{node['id']}", fillcolor=fills[node["kind"]],
-                   shape="ellipse" if node["kind"] == "leaf" else "box")
+        lines = [node["label"], node["detail"]]
+        if node["kind"] == "leaf":  # the node is the leaf's AccumulateGrad: its leaf's name and shape
+            named = node["label"] != "AccumulateGrad"
+            lines = ["AccumulateGrad", f"{node['label']} ({node['detail']})" if named else node["detail"]]
+        label = "\\n".join(t for t in lines if t)
+        graph.node(f"n{node['id']}", label, id=f"steps-node-{node['id']}", fillcolor=fills[node["kind"]])
     for edge in steps["edges"]:
         graph.edge(f"n{edge['from']}", f"n{edge['to']}", id=f"steps-edge-{edge['id']}")
     return graph.pipe(format="svg", encoding="utf-8")
