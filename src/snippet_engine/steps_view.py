@@ -1,25 +1,38 @@
-"""The step-through viewer of a backward pass recorded by `autograd_steps.step_through`.
+"""The step-through viewer of a backward pass recorded by `autograd_steps`.
 
-Under the code block that called `step_through`, the page shows:
+Under the code block whose backward pass the page steps through, the page shows:
 
     figure.snippet-steps
-      div.snippet-steps__graph       the recorded graph, inline SVG: node i is g[data-node=i],
-                                     edge k is g[data-edge=k]
+      figcaption                     which way the graph runs
       div.snippet-steps__viewer      hidden until steps.js starts: Previous / Next / Play, the
-                                     step counter, the Backward / Forward mode switch, the step's
-                                     description (aria-live) and a panel of its gradients
+                                     step counter, the Backward / Forward mode switch
+      div.snippet-steps__stage       side by side where there is room, else one above the other:
+        div.snippet-steps__code      the block's lines from the first that made a node, numbered
+                                     as in the file: line n is [data-line=n]
+        div.snippet-steps__graph     the recorded graph, inline SVG: node i is g[data-node=i],
+                                     edge k is g[data-edge=k]; a hint shows when it scrolls
+        div.snippet-steps__now       hidden until steps.js starts: the step's description (aria-live)
+        dl.snippet-steps__panel      the gradients the step received and sent (steps.js fills it)
       details.snippet-steps__table   every step as a table, open: without JavaScript the page
-                                     shows the steps (steps.js closes it)
+                                     shows the steps (steps.js closes it); on a narrow screen each
+                                     row is a card
       script.snippet-steps__data     JSON, what steps.js needs (`script_data`)
 
-steps.js highlights line `n` of the code block above by its n-th line span
-(pymdownx.highlight's `line_spans`); `block` maps the lines of the snippet
-files that block shows to those numbers.
+The viewer's own copy of the code keeps the line that made the current node next to the graph,
+so that a reader who steps through sees both without scrolling back to the block above.
 """
 
 import html
 import json
+import math
 import re
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+CAPTION = ("backward() runs up the arrows: from the output at the bottom to the leaves' "
+           "AccumulateGrad nodes at the top.")
 
 
 def with_data_attributes(svg):
@@ -30,14 +43,14 @@ def with_data_attributes(svg):
 
 def viewer(steps, svg, block):
     """The viewer's HTML; `svg` is the graph ready to inline, `block` {(file name, line): line
-    of the code block above} for the lines that block shows (None: no block to highlight)."""
+    of the code block above} for the lines that block shows (None: no block, all the file's lines)."""
     first = steps["steps"][0]["description"]  # the root always runs: a recording has a step
-    data = json.dumps(script_data(steps, block or {}), ensure_ascii=False, separators=(",", ":"))
+    shown = shown_lines(steps, block)
+    data = json.dumps(script_data(steps, shown), ensure_ascii=False, separators=(",", ":"))
     data = data.replace("<", "\\u003c")  # no "</script>" inside the script element
-    label = (f"Graph that backward() ran through, recorded from {steps['file']}: {len(steps['nodes'])} nodes. "
-             "The table below lists each step.")
-    return (f'<figure class="snippet-steps"><div class="snippet-steps__graph" role="img" tabindex="0" '
-            f'aria-label="{html.escape(label)}" style="--steps-min-width: {min_width(steps["svg"])}px">{svg}</div>'
+    label = (f"Graph that backward() ran through, recorded from {steps['file']}: {len(steps['nodes'])} nodes, "
+             "the output at the bottom. The table below lists each step.")
+    return (f'<figure class="snippet-steps"><figcaption>{html.escape(CAPTION)}</figcaption>'
             '<div class="snippet-steps__viewer" hidden><div class="snippet-steps__controls">'
             '<button type="button" data-go="-1">Previous</button>'
             '<button type="button" data-go="1">Next</button>'
@@ -46,13 +59,39 @@ def viewer(steps, svg, block):
             '<span class="snippet-steps__modes" role="group" aria-label="Step through">'
             '<button type="button" data-mode="backward" aria-pressed="true">Backward</button>'
             '<button type="button" data-mode="forward" aria-pressed="false">Forward, line by line</button>'
-            '</span></div>'
-            f'<p class="snippet-steps__description" aria-live="polite">{html.escape(first)}</p>'
-            '<dl class="snippet-steps__panel"></dl></div>'
+            '</span></div></div>'
+            f'<div class="snippet-steps__stage" style="--steps-min-width: {min_width(steps["svg"])}px">'
+            f'{code_html(steps, shown)}'
+            f'<div class="snippet-steps__graph" role="img" tabindex="0" aria-label="{html.escape(label)}">{svg}</div>'
+            '<p class="snippet-steps__hint">Scroll the graph sideways to see all of it.</p>'
+            f'<div class="snippet-steps__now" hidden><p class="snippet-steps__description" aria-live="polite">'
+            f'{html.escape(first)}</p></div><dl class="snippet-steps__panel"></dl></div>'
             '<details class="snippet-steps__table" open><summary>All steps as a table</summary>'
             f'<div class="snippet-steps__scroll">{table(steps)}</div></details>'
             f'<script type="application/json" class="snippet-steps__data">{data}</script>'
             "</figure>")
+
+
+def shown_lines(steps, block):
+    """The numbers of the file's lines that the viewer shows: those of the block, from the first
+    that made a node (the lines before it, imports and the like, made nothing to point at)."""
+    source = steps.get("source", [])
+    lines = sorted(n for f, n in block if f == steps["file"]) if block else range(1, len(source) + 1)
+    made = {n for node in steps["nodes"] for n in node["lines"]}
+    first = min((n for n in lines if n in made), default=None)
+    return [n for n in lines if first is not None and first <= n <= len(source)]
+
+
+def code_html(steps, shown):
+    """The shown lines of the file, highlighted as the block above, each with its number."""
+    if not shown:
+        return ""
+    text = "\n".join(steps["source"][n - 1] for n in shown) + "\n"
+    marked = highlight(text, PythonLexer(), HtmlFormatter(nowrap=True)).split("\n")
+    lines = "".join(f'<span class="snippet-steps__line" data-line="{n}"><span class="snippet-steps__number">{n}'
+                    f'</span><span>{code or " "}</span></span>' for n, code in zip(shown, marked))
+    return (f'<div class="snippet-steps__code highlight"><pre><code aria-label="The code of {html.escape(steps["file"])}'
+            f', numbered">{lines}</code></pre></div>')
 
 
 def min_width(svg):
@@ -60,25 +99,25 @@ def min_width(svg):
     gives the width and font sizes in points, so the ratio is the same in pixels)."""
     width = float(re.search(r'<svg[^>]*?\swidth="([\d.]+)pt"', svg)[1])
     font = min(float(size) for size in re.findall(r'font-size="([\d.]+)"', svg))
-    return round(width * 12 / font)
+    return math.ceil(width * 12 / font)
 
 
-def block_line(steps, lines, block):
-    """The line of the code block to highlight for `lines` of the snippet: the innermost it shows."""
-    return next((block[steps["file"], n] for n in reversed(lines) if (steps["file"], n) in block), None)
+def shown_line(lines, shown):
+    """The line to highlight for a node made by `lines` of the file: the innermost shown."""
+    return next((n for n in reversed(lines) if n in shown), None)
 
 
-def script_data(steps, block):
-    """What steps.js needs: per node the block line to highlight; edges' ends; per backward step
-    the node, the edges it receives on and sends along, its description and its panel's rows;
-    per forward line the block line, the nodes it adds and its description."""
+def script_data(steps, shown):
+    """What steps.js needs: per node the line of the file to highlight; edges' ends; per backward
+    step the node, the edges it receives on and sends along, its description and its panel's
+    rows; per forward line the line, the nodes it adds and its description."""
     return {
-        "lines": [block_line(steps, node["lines"], block) for node in steps["nodes"]],
+        "lines": [shown_line(node["lines"], shown) for node in steps["nodes"]],
         "edges": [[edge["from"], edge["to"]] for edge in steps["edges"]],
         "steps": [{"node": step["node"], "text": step["description"],
                    "in": [c["edge"] for c in step["contributions"]], "out": [s["edge"] for s in step["sent"]],
                    "rows": panel_rows(steps, step)} for step in steps["steps"]],
-        "forward": [{"line": block_line(steps, [entry["line"]], block), "nodes": entry["nodes"],
+        "forward": [{"line": shown_line([entry["line"]], shown), "nodes": entry["nodes"],
                      "text": entry["description"]} for entry in steps["forward"]],
     }
 
@@ -88,8 +127,23 @@ def grad_text(summary):
 
 
 def node_name(steps, i):
+    """An operation's node by its name, a leaf's by its AccumulateGrad (as autograd_steps.node_text)."""
     node = steps["nodes"][i]
-    return f"the leaf {node['label']}" if node["kind"] == "leaf" else node["label"]
+    named = node["kind"] == "leaf" and node["label"] != "AccumulateGrad"
+    return f"{node['label']}'s AccumulateGrad" if named else node["label"]
+
+
+def sent_html(steps, step):
+    """What a step sent to each node, once per node: with how many edges where two or more reach it."""
+    by_target = {}
+    for s in step["sent"]:
+        by_target.setdefault(steps["edges"][s["edge"]]["to"], []).append(grad_text(s["grad"]))
+    parts = []
+    for target, grads in by_target.items():
+        values = " and ".join(f"<code>{html.escape(g)}</code>" for g in dict.fromkeys(grads))
+        along = f" (along each of {len(grads)} edges)" if len(grads) > 1 else ""
+        parts.append(f"{values} → {html.escape(node_name(steps, target))}{along}")
+    return "<br>".join(parts)
 
 
 def panel_rows(steps, step):
@@ -128,7 +182,7 @@ def saved_text(node):
 
 
 def table(steps):
-    nodes, edges = steps["nodes"], steps["edges"]
+    nodes = steps["nodes"]
     custom = any(node["kind"] == "custom" for node in nodes)
     head = ["Step", "Node", "Made by line", "Gradient received", "Gradients sent"] + ["Saved for backward"] * custom
     rows = []
@@ -139,12 +193,12 @@ def table(steps):
         parts = [grad_text(c["grad"]) for c in step["contributions"]]
         received = " + ".join(parts) + " = " if len(parts) > 1 else ""
         received = f"<code>{html.escape(received + grad_text(step['received']))}</code>"
-        sent = "<br>".join(f"<code>{html.escape(grad_text(s['grad']))}</code> → "
-                           f"{html.escape(node_name(steps, edges[s['edge']]['to']))}" for s in step["sent"])
+        sent = sent_html(steps, step)
         if node["kind"] == "leaf":
             sent = f"added to <code>{html.escape(grad_attribute(node))}</code>"
-        cells = [str(number), html.escape(node["label"]), made, received, sent]
+        label = f"AccumulateGrad ({node['label']})" if node_name(steps, node["id"]) != node["label"] else node["label"]
+        cells = [str(number), html.escape(label), made, received, sent]
         cells += [html.escape(saved_text(node)) if node["kind"] == "custom" else ""] * custom
-        rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+        rows.append("<tr>" + "".join(f'<td data-label="{h}">{cell}</td>' for h, cell in zip(head, cells)) + "</tr>")
     return ("<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
             + "".join(rows) + "</tbody></table>")

@@ -1,41 +1,48 @@
-/* The step-through viewer of a backward pass recorded by autograd_steps.step_through.
+/* The step-through viewer of a backward pass recorded by autograd_steps.
    steps_view.py writes its HTML and data; this script makes each figure.snippet-steps
    interactive: Previous / Next / Play, Left and Right arrows, a Backward mode (the
    steps in the order the engine ran them) and a Forward mode (the lines of the code,
-   and the nodes each one added to the graph). */
+   and the nodes each one added to the graph). A step marks its node in the graph and the
+   line that made it in the viewer's copy of the code, and keeps both on screen. */
 (() => {
   "use strict";
   const PLAY_MS = 1600;
   const reduced = matchMedia("(prefers-reduced-motion: reduce)");
   const MARKS = ["is-current", "is-done", "is-future", "is-in", "is-out"];
 
-  // The code block the viewer belongs to: the nearest one before it, past the block's other outputs.
-  function codeLines(figure) {
-    for (let el = figure.previousElementSibling; el; el = el.previousElementSibling) {
-      if (el.matches("div.highlight:not(.snippet-output)")) {
-        const code = el.querySelector("pre > code");
-        return {code, lines: code ? code.querySelectorAll(':scope > span[id^="__span"]') : []};
-      }
-    }
-    return {code: null, lines: []};
-  }
+  const motion = () => (reduced.matches ? "instant" : "smooth");
 
   // Scroll `box`, never the page, so that `el` shows inside it.
   function reveal(box, el) {
     const b = box.getBoundingClientRect(), e = el.getBoundingClientRect();
     const top = e.top < b.top || e.bottom > b.bottom ? e.top - b.top - (b.height - e.height) / 2 : 0;
     const left = e.left < b.left || e.right > b.right ? e.left - b.left - Math.max(0, (b.width - e.width) / 2) : 0;
-    if (top || left) box.scrollBy({top, left, behavior: reduced.matches ? "instant" : "smooth"});
+    if (top || left) box.scrollBy({top, left, behavior: motion()});
+  }
+
+  // Scroll the page so that the first of `choices` (lists of elements) that fits on the
+  // screen below the page's header shows whole; nothing where none fits.
+  function keepInView(...choices) {
+    const header = document.querySelector(".md-header");
+    const top = (header ? header.getBoundingClientRect().bottom : 0) + 8, bottom = innerHeight - 8;
+    for (const parts of choices) {
+      const boxes = parts.filter(Boolean).map(el => el.getBoundingClientRect());
+      const first = Math.min(...boxes.map(b => b.top)), last = Math.max(...boxes.map(b => b.bottom));
+      if (last - first > bottom - top) continue;
+      const by = first < top ? first - top : last > bottom ? last - bottom : 0;
+      if (by) scrollBy({top: by, behavior: motion()});
+      return;
+    }
   }
 
   function start(figure) {
     const data = JSON.parse(figure.querySelector(".snippet-steps__data").textContent);
     const $ = selector => figure.querySelector(selector);
-    const graph = $(".snippet-steps__graph"), panel = $(".snippet-steps__panel");
+    const graph = $(".snippet-steps__graph"), panel = $(".snippet-steps__panel"), code = $(".snippet-steps__code");
     const previous = $('[data-go="-1"]'), next = $('[data-go="1"]'), play = $('[data-go="play"]');
     const nodes = data.lines.map((_, i) => graph.querySelector(`[data-node="${i}"]`));
     const edges = data.edges.map((_, k) => graph.querySelector(`[data-edge="${k}"]`));
-    const {code, lines} = codeLines(figure);
+    const lines = new Map([...figure.querySelectorAll("[data-line]")].map(el => [+el.dataset.line, el]));
     let mode = "backward", index = 0, timer = null, lit = null;
 
     const list = () => (mode === "backward" ? data.steps : data.forward);
@@ -69,14 +76,16 @@
         dd.textContent = value;
         return [dt, dd];
       }));
-      if (lit) lit.classList.remove("snippet-steps-line");
-      lit = line ? lines[line - 1] : null;
-      if (lit) lit.classList.add("snippet-steps-line");
+      if (lit) lit.classList.remove("is-current");
+      lit = lines.get(line) || null;
+      if (lit) lit.classList.add("is-current");
     }
 
-    // Scroll the code block and the graph, not the page, to what the step marks. Not on
-    // start, where reading the layout would make the browser lay the page out early.
+    // Bring the viewer on screen and scroll its code and graph to what the step marks. Not
+    // on start, where reading the layout would make the browser lay the page out early.
     function follow() {
+      const controls = $(".snippet-steps__controls");
+      keepInView([controls, code, graph, $(".snippet-steps__now"), panel], [controls, code, graph]);
       if (lit) reveal(code, lit);
       const current = graph.querySelector(".is-current");
       if (current) reveal(graph, current);
@@ -128,8 +137,11 @@
       stop();
       go(step);
     });
-    $(".snippet-steps__viewer").hidden = false;
+    $(".snippet-steps__viewer").hidden = $(".snippet-steps__now").hidden = false;
     $(".snippet-steps__table").open = false;
+    // A graph wider than its box scrolls sideways: then a hint says so.
+    new ResizeObserver(() => figure.classList.toggle("is-scrollable", graph.scrollWidth > graph.clientWidth + 1))
+      .observe(graph);
     show();
   }
 
