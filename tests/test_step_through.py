@@ -1,55 +1,61 @@
-"""`step_through` records PyTorch's real engine: every snippet that calls it, checked against a
-plain run of the same snippet observed with hooks of its own."""
+"""The step-through records PyTorch's real engine: every snippet whose page asks for one, as the
+build runs it (`autograd_steps.recorded`), checked against a plain run of the same snippet
+observed with hooks of the test's own."""
 
 import builtins
 import contextlib
 import functools
 import io
 import runpy
+import textwrap
 
 import pytest
 import torch
-from conftest import SNIPPETS, forget_snippet_modules, printed
+from conftest import RECORDED, SNIPPETS, forget_snippet_modules, printed
 
 from snippet_engine.scrapers import STEPS
 
-EXAMPLES = sorted(p.relative_to(SNIPPETS).as_posix() for p in SNIPPETS.rglob("*.py")
-                  if "step_through(" in p.read_text(encoding="utf-8"))
+EXAMPLES = sorted(p.relative_to(SNIPPETS).as_posix() for p in RECORDED)
 
-# The code on the line that created each node (the innermost line in the snippet's folder).
+# The code on the line that created each node (the innermost line in the snippet's folder);
+# for a leaf's AccumulateGrad, by the leaf's name, the line that made the leaf.
 CREATED_BY = {
     "autograd_basics/watch_first_gradient.py": {
         "AddBackward0": "y = x + 2", "PowBackward0": "z = 3 * y**2", "MulBackward0": "z = 3 * y**2",
-        "MeanBackward0": "out = z.mean()"},
-    "autograd_basics/watch_used_twice.py": {"MulBackward0": "y = x * x", "SumBackward0": "out = y.sum()"},
+        "MeanBackward0": "out = z.mean()", "x": "x = torch.ones(2, 2, requires_grad=True)"},
+    "autograd_basics/watch_used_twice.py": {
+        "MulBackward0": "y = x * x", "SumBackward0": "out = y.sum()",
+        "x": "x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)"},
     "computation_graph/watch_regression.py": {
         "MmBackward0": "prediction = torch.tanh(x @ w + b)", "TanhBackward0": "prediction = torch.tanh(x @ w + b)",
-        "SubBackward0": "loss = ((prediction - target) ** 2).sum()"},
+        "SubBackward0": "loss = ((prediction - target) ** 2).sum()",
+        "w": "w = torch.randn(3, 1, requires_grad=True)", "b": "b = torch.zeros(1, requires_grad=True)"},
     "custom_functions/watch_elu_mlp.py": {
         "ELUFunctionBackward": "return ELUFunction.apply(z, self.alpha)", "MeanBackward0":
-        "loss = ((prediction - target) ** 2).mean()"},
+        "loss = ((prediction - target) ** 2).mean()",
+        "hidden.weight": "hidden, elu, output = nn.Linear(3, 4), ELUCustom(alpha=0.5), nn.Linear(4, 1)"},
     "higher_order/watch_second_derivative.py": {
-        "PowBackward0": "(dy_dx,) = torch.autograd.grad(y, x, create_graph=True)"},
+        "PowBackward0": "(dy_dx,) = torch.autograd.grad(y, x, create_graph=True)",
+        "x": "x = torch.tensor(2.0, requires_grad=True)"},
 }
 
 
 @functools.cache
 def recorded(runner, name):
     """The steps the build recorded for a snippet (the engine's result, from its cache)."""
-    result = runner.run(SNIPPETS / name)
+    result = runner.run(SNIPPETS / name, steps=True)
     assert not result.error, result.describe()
     (steps,) = [o["output"]["data"][STEPS] for o in result.outputs if STEPS in o["output"].get("data", {})]
     return result, steps
 
 
 class Observed:
-    """A plain run of a snippet in which step_through(t) is t.backward() watched by hooks of the test's own."""
+    """A plain run of a snippet in which its backward() on one tensor is watched by hooks of the test's own."""
 
     def __init__(self, name, monkeypatch, tmp_path):
-        import autograd_steps
-
         self.order, self.saved = [], {}
-        monkeypatch.setattr(autograd_steps, "step_through", self.backward)
+        self.real = torch.autograd.backward
+        monkeypatch.setattr(torch.autograd, "backward", self.backward)
         monkeypatch.chdir(tmp_path)
         monkeypatch.syspath_prepend(str((SNIPPETS / name).parent))
         monkeypatch.delattr(builtins, "display", raising=False)
@@ -59,7 +65,10 @@ class Observed:
             self.variables = runpy.run_path(str(SNIPPETS / name), run_name="__main__")
         self.printed = out.getvalue()
 
-    def backward(self, output, gradient=None, **kwargs):
+    def backward(self, output, *args, **kwargs):
+        """torch.autograd.backward, which Tensor.backward calls: the snippet's own call runs unchanged."""
+        if not isinstance(output, torch.Tensor) or output.grad_fn is None:
+            return self.real(output, *args, **kwargs)
         nodes, stack, handles = {}, [output.grad_fn], []
         while stack:
             fn = stack.pop()
@@ -70,9 +79,11 @@ class Observed:
             if hasattr(fn, "_forward_cls"):
                 self.saved[type(fn).__name__] = [t.clone() for t in fn.saved_tensors]
             stack += [next_fn for next_fn, _ in fn.next_functions]
-        output.backward(gradient, **kwargs)
-        for handle in handles:
-            handle.remove()
+        try:
+            self.real(output, *args, **kwargs)
+        finally:
+            for handle in handles:
+                handle.remove()
 
     def leaf(self, label):
         """The tensor a leaf's label names: `x`, or `hidden.bias` for a parameter of `hidden`."""
@@ -141,6 +152,29 @@ def test_a_value_used_twice_receives_the_sum_of_both_uses(runner):
     assert [c["grad"]["values"] for c in last["contributions"]] == [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
     assert last["received"]["values"] == [2.0, 4.0, 6.0]
     assert "[1, 2, 3] + [1, 2, 3] = [2, 4, 6]" in last["description"]
+    sends = steps["steps"][-2]["description"]
+    assert "sends [1, 2, 3] along each of its two edges to x's AccumulateGrad." in sends
+    assert sends.count("[1, 2, 3]") == 1, "said once"
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_a_step_names_each_node_it_sends_to_once(name, runner):
+    _, steps = recorded(runner, name)
+    names = {n["label"] if n["kind"] != "leaf" else f"{n['label']}'s AccumulateGrad" for n in steps["nodes"]}
+    for step in steps["steps"]:
+        _, _, sent = step["description"].partition(" sends ")
+        for node in names:
+            assert sent.count(f" {node}") <= 1, step["description"]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_forward_mode_goes_line_by_line_from_the_leaves(name, runner):
+    _, steps = recorded(runner, name)
+    forward = steps["forward"]
+    assert len(forward) > 1 and [f["line"] for f in forward] == sorted({f["line"] for f in forward})
+    assert {i for f in forward for i in f["nodes"]} == {n["id"] for n in steps["nodes"]}, "every node once"
+    leaves = {n["id"] for n in steps["nodes"] if n["kind"] == "leaf"}
+    assert set(forward[0]["nodes"]) <= leaves, "the leaves are made before anything uses them"
 
 
 def code(line):
@@ -153,8 +187,11 @@ def test_each_node_names_the_line_that_created_it(name, runner):
     _, steps = recorded(runner, name)
     source = (SNIPPETS / name).read_text(encoding="utf-8").splitlines()
     for node in steps["nodes"]:
-        if node["kind"] == "leaf":
-            assert node["where"] == [] and node["line"] is None
+        if node["kind"] == "leaf":  # the line that made the leaf: its name is bound there
+            (made,) = node["where"]
+            assert node["line"] == made["line"] and code(source[made["line"] - 1]) == made["code"]
+            assert made["code"] == CREATED_BY[name].get(node["label"], made["code"])
+            assert node["label"].split(".")[0] in made["code"].split("=")[0]
             continue
         innermost = node["where"][-1]
         assert code((SNIPPETS / name).parent.joinpath(innermost["file"]).read_text().splitlines()[
@@ -162,7 +199,7 @@ def test_each_node_names_the_line_that_created_it(name, runner):
         assert node["line"] is None or code(source[node["line"] - 1]) in [f["code"] for f in node["where"]]
         if node["name"] in CREATED_BY[name]:
             assert innermost["code"] == CREATED_BY[name][node["name"]], node["name"]
-    assert {n["name"] for n in steps["nodes"]} >= set(CREATED_BY[name])
+    assert {n["label"] if n["kind"] == "leaf" else n["name"] for n in steps["nodes"]} >= set(CREATED_BY[name])
 
 
 def test_a_node_made_inside_a_helper_module_names_both_lines(runner):
@@ -193,13 +230,26 @@ def test_recording_does_not_change_what_the_snippet_prints(name, runner, observe
 
 
 def test_a_plain_run_prints_the_steps_as_a_table(monkeypatch, tmp_path, capsys):
+    """The reader's own use: step_through(out) where the code would call out.backward()."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delattr(builtins, "display", raising=False)
-    runpy.run_path(str(SNIPPETS / "autograd_basics/watch_first_gradient.py"), run_name="__main__")
+    (tmp_path / "mine.py").write_text(textwrap.dedent("""\
+        import torch
+        from autograd_steps import step_through
+
+        with torch.autograd.set_detect_anomaly(True, check_nan=False):
+            x = torch.ones(2, 2, requires_grad=True)
+            out = (3 * (x + 2) ** 2).mean()
+        step_through(out)
+        print(x.grad)
+        """))
+    runpy.run_path(str(tmp_path / "mine.py"), run_name="__main__")
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["Step", "Node", "Line", "Gradient", "received", "Gradients", "sent"]
-    assert lines[1].split()[:3] == ["1", "MeanBackward0", "10"]
-    assert lines[5].split()[:2] == ["5", "x"] and lines[5].endswith("[[4.5, 4.5], [4.5, 4.5]]")
+    assert lines[1].split()[:3] == ["1", "MeanBackward0", "6"]
+    assert lines[5].split()[:4] == ["5", "AccumulateGrad", "(x)", "5"]
+    assert lines[5].endswith("[[4.5, 4.5], [4.5, 4.5]]")
+    assert lines[6:] == ["tensor([[4.5000, 4.5000],", "        [4.5000, 4.5000]])"]
 
 
 # What the chapters say about the recorded steps
