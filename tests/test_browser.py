@@ -17,6 +17,8 @@ from urllib.parse import urlparse
 import pytest
 from conftest import CHAPTERS, ROOT, SNIPPETS, kind, normalised, pages, printed
 
+from snippet_engine.chapter import parse
+
 from snippet_engine.runner import SnippetError
 from snippet_engine.scrapers import STEPS
 from snippet_engine.system_tools import TOOLS, chromium
@@ -66,9 +68,9 @@ def urls(built_site, site_url):
     return found
 
 
-def open_page(browser, url, scheme="light", width=1280, **options):
+def open_page(browser, url, scheme="light", width=1280, height=900, **options):
     """A loaded page, with the console errors and the requests it made; `options` go to the browser context."""
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme, **options)
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme, **options)
     page = context.new_page()
     page.errors, page.requests = [], []
     page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
@@ -497,22 +499,24 @@ def test_every_chapter_offers_its_notebook(browser, urls, site_url):
 
 # The step-through viewer of the first gradient (autograd_basics), checked against the recording itself.
 WATCHED = SNIPPETS / "autograd_basics" / "watch_first_gradient.py"
-CODE_ABOVE = ("xpath=preceding-sibling::div[contains(concat(' ', @class, ' '), ' highlight ')"
-              " and not(contains(@class, 'snippet-output'))][1]")
+# Every viewer: (page, its n-th viewer), in the order of the pages' step-through blocks.
+VIEWERS = [(page.stem, n) for page in sorted((ROOT / "docs").glob("*.md"))
+           for n, _ in enumerate(b for b in parse(page.name, page.read_text(encoding="utf-8"), SNIPPETS).blocks
+                                 if b.steps)]
 
 
 @pytest.fixture(scope="module")
 def recording(runner):
-    (steps,) = [o["data"][STEPS] for o in runner.run(WATCHED).select() if kind(o) == "steps"]
+    (steps,) = [o["data"][STEPS] for o in runner.run(WATCHED, steps=True).select() if kind(o) == "steps"]
     return steps
 
 
-def check_shown(viewer, code, description, nodes, line):
-    """The viewer shows `description`, marks `nodes` as current and highlights the code line that reads `line`."""
+def check_shown(viewer, description, nodes, line):
+    """The viewer shows `description`, marks `nodes` as current and highlights its copy of the code line that reads `line`."""
     assert viewer.locator("[aria-live=polite]").inner_text() == description
     marked = viewer.locator("svg [data-node].is-current")
     assert sorted(marked.nth(i).get_attribute("data-node") for i in range(marked.count())) == sorted(map(str, nodes))
-    lit = code.locator("code > span.snippet-steps-line")
+    lit = viewer.locator(".snippet-steps__code .is-current")
     if line is None:
         assert lit.count() == 0, description
     else:
@@ -524,7 +528,6 @@ def test_the_step_through_viewer_shows_each_step_of_the_recording(browser, urls,
     source = WATCHED.read_text().splitlines()
     page = open_page(browser, urls["autograd_basics"], scheme=scheme, width=width)
     viewer = page.locator("figure.snippet-steps").first
-    code = viewer.locator(CODE_ABOVE)
     assert viewer.locator("details.snippet-steps__table").get_attribute("open") is None, "the script closes it"
     next_button = viewer.get_by_role("button", name="Next", exact=True)
     total = len(recording["steps"])
@@ -533,7 +536,8 @@ def test_the_step_through_viewer_shows_each_step_of_the_recording(browser, urls,
             next_button.click()
         node = recording["nodes"][step["node"]]
         line = source[node["lines"][-1] - 1].strip() if node["lines"] else None
-        check_shown(viewer, code, step["description"], [step["node"]], line)
+        assert line, "every node, leaves too, names the line that made it"
+        check_shown(viewer, step["description"], [step["node"]], line)
         assert viewer.locator(".snippet-steps__counter").inner_text() == f"Step {n + 1} of {total}"
         for mark, expected in (("is-in", step["contributions"]), ("is-out", step["sent"])):
             found = viewer.locator(f"svg [data-edge].{mark}")
@@ -543,7 +547,7 @@ def test_the_step_through_viewer_shows_each_step_of_the_recording(browser, urls,
     for n, entry in enumerate(recording["forward"][:3]):
         if n:
             next_button.click()
-        check_shown(viewer, code, entry["description"], entry["nodes"], entry["code"])
+        check_shown(viewer, entry["description"], entry["nodes"], entry["code"])
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     controls = viewer.locator(".snippet-steps__controls :is(button, .snippet-steps__counter)")
     boxes = [controls.nth(i).bounding_box() for i in range(controls.count())]
@@ -552,6 +556,69 @@ def test_the_step_through_viewer_shows_each_step_of_the_recording(browser, urls,
         apart = (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
                  or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
         assert apart, f"controls overlap: {a} {b}"
+    assert page.errors == []
+    page.context.close()
+
+
+# Whole on the screen and on top: no part out of it, nothing drawn over its centre.
+ON_SCREEN = """e => {
+  const r = e.getBoundingClientRect(), hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+  const out = r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth;
+  return out ? "off screen" : !hit ? "nothing at its centre" : e.contains(hit) ? "" : "covered by " + hit.outerHTML.slice(0, 80);
+}"""
+
+
+@pytest.mark.parametrize("name, n", VIEWERS)
+def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(browser, urls, name, n):
+    """At 1280×800, at every step in both modes, the controls, the highlighted line of code and the
+    current node are on screen together, none covered (by the page's header or back-to-top button)."""
+    page = open_page(browser, urls[name], height=800, reduced_motion="reduce")
+    viewer = page.locator("figure.snippet-steps").nth(n)
+    next_button = viewer.get_by_role("button", name="Next", exact=True)
+    for mode in ("Backward", "Forward, line by line"):
+        press(viewer.get_by_role("button", name=mode))
+        step = 1
+        while True:
+            page.evaluate(TWO_FRAMES)
+            where = f"{name} viewer {n + 1}, {mode} step {step}"
+            parts = [next_button, viewer.locator(".snippet-steps__code .is-current"),
+                     viewer.locator("svg [data-node].is-current")]
+            assert parts[1].count() == 1 and parts[2].count() >= 1, where
+            for part in parts:
+                for i in range(part.count()):
+                    assert part.nth(i).evaluate(ON_SCREEN) == "", f"{where}: {part.nth(i).evaluate('e => e.outerHTML.slice(0, 60)')}"
+            if next_button.get_attribute("aria-disabled") == "true":
+                break
+            next_button.click()
+            step += 1
+        assert step > 1, f"{where}: one step only"
+    assert page.errors == []
+    page.context.close()
+
+
+def test_a_viewer_on_a_phone_scrolls_its_graph_visibly_and_stacks_its_table(browser, urls):
+    """At 390 px the widest graph (custom_functions) fits or says that it scrolls, and each row of
+    the table of steps is a card that shows every cell whole."""
+    page = open_page(browser, urls["custom_functions"], scheme="dark", width=390, reduced_motion="reduce")
+    viewer = page.locator("figure.snippet-steps").first
+    graph = viewer.locator(".snippet-steps__graph")
+    graph.scroll_into_view_if_needed()
+    page.evaluate(TWO_FRAMES)
+    if graph.evaluate("g => g.scrollWidth > g.clientWidth"):
+        hint = viewer.locator(".snippet-steps__hint")
+        assert hint.is_visible() and "Scroll the graph sideways" in hint.inner_text()
+    press(viewer.locator("details.snippet-steps__table summary"))
+    table = viewer.locator(".snippet-steps__scroll")
+    assert table.evaluate("t => t.scrollWidth <= t.clientWidth"), "no column runs off the side"
+    right = table.bounding_box()["x"] + table.bounding_box()["width"]
+    cells = table.locator("td:not(:empty)")
+    assert cells.count() > 12 * 4
+    for i in range(cells.count()):
+        box = cells.nth(i).bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= right + 0.5, cells.nth(i).inner_text()
+    label = cells.nth(1).evaluate("td => getComputedStyle(td, '::before').content")
+    assert label == '"Node"', "each cell says which column it is"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.errors == []
     page.context.close()
 
@@ -581,7 +648,7 @@ def test_step_through_graphs_are_legible(browser, urls, scheme, width):
     page = open_page(browser, urls["custom_functions"], scheme=scheme, width=width)
     text = page.locator("figure.snippet-steps svg text").first
     size = text.evaluate("t => parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a")
-    assert size >= 12
+    assert size >= 12 - 1e-3  # the browser's scale is a float
     fill = text.evaluate("t => getComputedStyle(t).fill")
     assert (fill == "rgb(0, 0, 0)") == (scheme == "light"), fill
     page.context.close()
