@@ -5,12 +5,15 @@
 - an include becomes a code cell holding the file's lines from where the
   previous cell of that file stopped to the last line the page shows, so the
   notebook runs top to bottom; its outputs are what the engine captured for
-  those lines, so nothing runs twice;
-- the first code cell installs the packages that produced the outputs, at
-  their versions, where they are not installed (and says how to get Graphviz
-  where the notebook draws graphs); the next writes the helper modules and
-  data files the chapter's code imports or reads (standalone.py), so a
-  downloaded notebook runs on its own;
+  those lines, so nothing runs twice. The cell holds what a copy of the block
+  holds (standalone.py): a data file read becomes its values, and the import
+  of a helper module goes, its code being in a setup cell;
+- the setup cell, after the introduction, holds the code of the helper modules
+  the chapter imports, as much as the chapter uses, and is collapsed
+  (`source_hidden`, folded on the page);
+- the `.ipynb` starts with a cell that installs the packages that produced the
+  outputs, at their versions, where they are not installed (and says how to
+  get Graphviz where the notebook draws graphs); the page leaves it out;
 - a graph that a snippet renders to a file is displayed after the line that
   renders it: the notebook shows the graph where the page does.
 
@@ -26,6 +29,8 @@ from snippet_engine import standalone
 from snippet_engine.scrapers import GRAPH
 from snippet_engine.system_tools import TOOLS
 
+HIDDEN = {"jupyter": {"source_hidden": True}}  # JupyterLab and VS Code show the cell collapsed
+
 NOTEBOOK_METADATA = {
     "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
     "language_info": {"name": "python"},
@@ -39,39 +44,37 @@ def markdown_cell(text):
     text = re.sub(r'^ *(?:!!!|\?\?\?\+?|===) *(\w*) *(?:"([^"]*)")?', lambda m: f"**{m[2] or m[1].title()}**",
                   text, flags=re.M)
     text = re.sub(r"^ {4}", "", text, flags=re.M).strip()
-    # Links between chapters, as seen from the notebook's page at notebooks/<slug>/.
-    text = re.sub(r"\]\((\w+)\.md(#[^)]*)?\)", lambda m: f"](../{m[1]}.md{m[2] or ''})", text)
+    # Links to chapters and downloads, as seen from the notebook's page at notebooks/<slug>/.
+    text = re.sub(r"\]\((?![a-z]+:|#|/|\.\./)([^)\s]+)\)", r"](../\1)", text)
     return {"cell_type": "markdown", "metadata": {}, "source": text} if text else None
 
 
-def code_cell(source, outputs=()):
-    return {"cell_type": "code", "metadata": {}, "execution_count": None, "source": source,
+def code_cell(source, outputs=(), metadata=None, copy=None):
+    """A code cell; `copy` (kept out of the .ipynb) is what its copy button on the page copies."""
+    cell = {"cell_type": "code", "metadata": metadata or {}, "execution_count": None, "source": source,
             "outputs": list(outputs)}
+    return {**cell, "copy": copy} if copy else cell
 
 
-def chapter_cells(chapter, results, project, packages):
-    """The cells of a chapter's notebook; `results` maps a snippet path to its Result,
-    `packages` the versions of the packages that produced them ({name: version})."""
-    # The title and introduction, then the setup cells, then the first section or code block.
+def chapter_cells(chapter, results, source):
+    """The cells of a chapter's notebook (the install cell apart); `results` maps a snippet path
+    to its Result, `source(path)` gives the snippet's standalone.Source."""
+    # The title and introduction, then the setup cell, then the first section or code block.
     heading = chapter.markdown.find("\n## ")
     prose_from = min(heading if heading > 0 else len(chapter.markdown), chapter.blocks[0].start)
-    cells, done = [markdown_cell(chapter.markdown[:prose_from])], {}
-    modules, data = [], []
+    cells, done, helpers = [markdown_cell(chapter.markdown[:prose_from])], {}, standalone.Inlined()
     for block in chapter.blocks:
         cells.append(markdown_cell(chapter.markdown[prose_from:block.start]))
         prose_from = block.end
         for include in block.includes:
-            if not include.is_snippet or include.problem:
-                continue
-            result = results[include.path]
-            cells.append(include_cell(include, done, result))
-            modules += [m for m in standalone.helpers(include.path, project) if m not in modules]
-            data += [d for d in standalone.data_files(result.deps) if d not in data]
+            if include.is_snippet and not include.problem:
+                cells.append(include_cell(include, done, results[include.path], source(include.path), helpers))
     cells.append(markdown_cell(chapter.markdown[prose_from:]))
     cells = [c for c in cells if c is not None]
-    setup = standalone.setup_lines(modules, data, project)
-    draws = any(GRAPH in o.get("data", {}) for c in cells if c["cell_type"] == "code" for o in c["outputs"])
-    cells[1:1] = [install_cell(packages, draws)] + ([code_cell("\n".join(setup).strip())] if setup else [])
+    if helpers.definitions:
+        setup = standalone.join(helpers.imports + helpers.definitions)
+        cells.insert(1, code_cell("# The helper modules this chapter imports, as much of them as it uses.\n" + setup,
+                                  metadata=HIDDEN))
     number = 0
     for n, cell in enumerate(cells):
         cell["id"] = f"cell-{n}"
@@ -114,58 +117,54 @@ if shutil.which("dot") is None:
 """
 
 
-def install_cell(packages, draws_graphs):
-    """The first cell: pip installs the pinned packages (as the downloads' requirements.txt pins
-    them) unless they are installed; in a notebook that draws graphs, it stops, saying how to
-    install Graphviz, where `dot` is missing."""
+def install_cell(packages, cells):
+    """The .ipynb's first cell: pip installs the pinned packages (as the downloads' requirements.txt
+    pins them) unless they are installed; in a notebook that draws graphs, it stops, saying how to
+    install Graphviz, where `dot` is missing. Collapsed, and not run before the others."""
     source = INSTALL.format(requirements=json.dumps(standalone.requirements(packages).split(), indent=4))
-    if draws_graphs:
+    if any(GRAPH in o.get("data", {}) for c in cells if c["cell_type"] == "code" for o in c["outputs"]):
         lines = re.split(r"(?<=[.;,] )", TOOLS["dot"][1])
         source += DOT.format(message="\n".join(" " * 8 + json.dumps(line) for line in lines))
-    return code_cell(source.strip())
+    return {**code_cell(source.strip(), metadata=HIDDEN), "id": "install"}
 
 
-def graphs_rendered(path, outputs):
-    """(last line, name) of each top-level `name.render(...)` of the file that drew a graph."""
+def graphs_rendered(source, first, last, outputs):
+    """(statement, name) of each top-level `name.render(...)` among lines first..last that drew
+    a graph."""
     drawn = {i["line"] for i in outputs if GRAPH in i["output"].get("data", {})}
-    if not drawn:
-        return
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        match node:
+    for statement in source.within(first, last):
+        match statement.node:
             case ast.Expr(ast.Call(ast.Attribute(ast.Name(name), "render"))) if any(
-                    node.lineno <= n <= node.end_lineno for n in drawn):
-                yield node.end_lineno, name
+                    statement.node.lineno <= n <= statement.node.end_lineno for n in drawn):
+                yield statement, name
 
 
-def include_cell(include, done, result):
-    """The code the include shows, plus any lines of its file not run yet."""
-    lines = include.path.read_text(encoding="utf-8").splitlines()
-    last = include.last or len(lines)
+def include_cell(include, done, result, source, helpers):
+    """The code the include shows, plus any lines of its file not run yet, as a copy holds them;
+    what it needs of helper modules goes into `helpers`."""
+    last = include.last or len(source.lines)
     start = done.get(include.path, 0) + 1
     if last < start:  # already run by earlier cells: show it, do not run it again
         return markdown_cell("```python\n" + "\n".join(include.shown()).strip("\n") + "\n```")
     done[include.path] = last
-    code = lines[start - 1:last]
     # Jupyter would show the name of the file that render() writes: the graph is displayed instead.
-    for end, name in sorted(graphs_rendered(include.path, result.outputs if result else []), reverse=True):
-        if start <= end <= last:
-            code.insert(end - start + 1, f"display({name})  # shows it here: render() writes it to a file")
-    source = standalone.without_markers("\n".join(code) + "\n").strip("\n")
-    if "__file__" in source:  # a notebook has no __file__; the data it reads is written next to it
-        source = f'__file__ = "snippets/{include.file}"  # where this code lives in the repository\n' + source
-    return code_cell(source, result.select(start, last) if result else [])
+    shown = {s: f"display({name})  # shows it here: render() writes it to a file"
+             for s, name in graphs_rendered(source, start, last, result.outputs)}
+    copy = source.program(start, last).copy + "\n"
+    return code_cell(source.cell(start, last, helpers, shown), result.select(start, last), copy=copy)
 
 
-def notebook_json(cells):
+def notebook_json(cells, install):
+    """The .ipynb: the install cell, then the cells (without what only the page uses)."""
+    cells = [install] + [{k: v for k, v in cell.items() if k != "copy"} for cell in cells]
     notebook = {"cells": cells, "metadata": NOTEBOOK_METADATA, "nbformat": 4, "nbformat_minor": 5}
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def notebook_page(title, ipynb_url, cells, output_marker, copy_marker):
-    """Markdown for the page that shows the notebook: its cells in order, each code
-    cell's outputs placed by `output_marker(outputs)` (a paragraph the page replaces)
-    and its code by `copy_marker(code)`: a cell's copy button copies every cell up to it,
-    joined by assets/notebook.js when it is pressed, so that the page holds each cell once."""
+def notebook_page(title, ipynb_url, cells, output_marker, copy_marker, fold):
+    """Markdown for the page that shows the notebook: its cells in order, each code cell's
+    outputs placed by `output_marker(outputs)` and its copy by `copy_marker(code)` (paragraphs
+    the page replaces); a collapsed cell is folded by `fold(code)`."""
     parts = ["---\nsearch:\n  exclude: true\n---\n",  # search finds the chapter, not its copy
              f"# {title}: the notebook\n",
              f'<p class="notebook-download"><a href="{ipynb_url}" download>'
@@ -177,8 +176,11 @@ def notebook_page(title, ipynb_url, cells, output_marker, copy_marker):
                 text = text.partition("\n")[2]
             parts.append(text + "\n")
             continue
+        if cell["metadata"] == HIDDEN:
+            parts.append(fold(cell["source"]) + "\n")
+            continue
         fence = "````" if "```" in cell["source"] else "```"
-        parts.append(copy_marker(cell["source"]) + "\n")
+        parts.append(copy_marker(cell.get("copy", cell["source"] + "\n")) + "\n")
         parts.append(f'{fence}python title="In [{cell["execution_count"]}]"\n{cell["source"]}\n{fence}\n')
         if cell["outputs"]:
             parts.append(output_marker(cell["outputs"]) + "\n")

@@ -22,6 +22,7 @@ MkDocs keeps a plugin across serve rebuilds, and `on_shutdown` stops it.
 
 import hashlib
 import html
+import importlib.util
 import itertools
 import logging
 import platform
@@ -43,8 +44,9 @@ from snippet_engine.runner import Runner, fingerprint
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 ASSETS = "assets/snippet-outputs"
-SCRIPTS = "assets/snippet-engine"  # the step-through viewer's script and styles (steps_view.py), notebook.js
+SCRIPTS = "assets/snippet-engine"  # the step-through viewer's script and styles (steps_view.py)
 BUNDLE = "downloads/examples.zip"  # every example as its download, with requirements.txt
+RECORDER = "downloads/autograd_steps.py"  # step_through, for readers' own code
 # What a page may ask the plugin to write for it, in its Markdown.
 ENVIRONMENT = "<!-- snippets: environment -->"
 BUNDLE_LINK = "<!-- snippets: examples -->"
@@ -94,7 +96,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                 self.runner.close()
             self.runner, self.settings = Runner(*settings), settings
             self.pages = PageCache(root / self.config.cache_dir / "pages")
-        self.chapters, self.results, self.failures, self.setups, self.recorded = {}, {}, {}, {}, set()
+        self.chapters, self.results, self.failures, self.sources, self.recorded = {}, {}, {}, {}, set()
         self.html, self.assets, self.late, self.shown = {}, {}, {}, {}
         self.notebook_pages, self.cached_pages, self.page_keys = set(), {}, {}
         if self.serving:
@@ -118,11 +120,12 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             self.results[path] = self.runner.run(path, steps=path in self.recorded)
         return self.results[path]
 
-    def setup(self, path):
-        """The setup part of a snippet's standalone program (standalone.py), once per build."""
-        if path not in self.setups:
-            self.setups[path] = standalone.setup_for(path, self.result(path).deps, self.project)
-        return self.setups[path]
+    def source(self, path):
+        """A snippet read as the program a reader takes away (standalone.py), once per build."""
+        if path not in self.sources:
+            data = standalone.data_values(self.result(path).deps) if path.suffix == ".py" else None
+            self.sources[path] = standalone.Source(path, self.project, data)
+        return self.sources[path]
 
     def check(self, chapter):
         """Run the chapter's snippets; log each failure once, naming page, file and line."""
@@ -155,13 +158,15 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             if chapter.blocks:
                 self.check(chapter)
                 self.add_notebook(chapter, files, config, found["packages"])
+        recorder = importlib.util.find_spec("autograd_steps").origin  # the reader's own step_through
+        files.append(File.generated(config, RECORDER, abs_src_path=recorder))
         assets = Path(__file__).parent / "assets"
-        for name in ("steps.js", "steps.css", "notebook.js"):
+        for name in ("steps.js", "steps.css"):
             files.append(File.generated(config, f"{SCRIPTS}/{name}", abs_src_path=str(assets / name)))
         programs = {}
         for path in sorted(self.snippets.rglob("*.py")):
             name = path.relative_to(self.snippets).as_posix()
-            programs[name] = standalone.program(path, self.setup(path))
+            programs[name] = self.source(path).whole()
             files.append(File.generated(config, f"{self.config.snippets_dir}/{name}", content=programs[name]))
         self.environment = environment(found)
         self.names = api_links.Names(self.project / self.config.cache_dir / "api-links" / "names.json",
@@ -183,14 +188,17 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         slug = Path(chapter.src_uri).with_suffix("").as_posix()
         folder = self.config.notebooks_dir
         results = {i.path: self.result(i.path) for i in chapter.snippets}
-        cells = notebooks.chapter_cells(chapter, results, self.project, packages)
-        ipynb = File.generated(config, f"{folder}/{slug}.ipynb", content=notebooks.notebook_json(cells))
+        cells = notebooks.chapter_cells(chapter, results, self.source)
+        install = notebooks.install_cell(packages, cells)
+        ipynb = File.generated(config, f"{folder}/{slug}.ipynb", content=notebooks.notebook_json(cells, install))
         page = File.generated(config, f"{folder}/{slug}.md", content="")
         title = notebooks.title(chapter.markdown)
         download = get_relative_url(ipynb.url, page.url)
+        site = PageSite(self, page.url)
         page.content_string = notebooks.notebook_page(
             title, download, cells, lambda outputs: self.marker(page.src_uri, self.outputs_html(outputs, page.url)),
-            lambda code: self.marker(page.src_uri, copy_attribute(code, "data-cell")))
+            lambda code: self.marker(page.src_uri, copy_attribute(code)),
+            lambda code: self.marker(page.src_uri, site.after_search(self.fold(code, "the helper modules"))))
         files.append(ipynb)
         files.append(page)
         self.notebook_pages.add(page.src_uri)
@@ -262,21 +270,20 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     def setup_and_copy(self, include, indent, page):
         """The folded setup a block needs, and the marker that gives its copy button the runnable whole."""
         uri = page.file.src_uri
-        source = include.path.read_text(encoding="utf-8").splitlines(keepends=True)
-        setup = self.setup(include.path)
-        before = standalone.without_markers("".join(source[:(include.first or 1) - 1])).splitlines()
-        until = standalone.without_markers("".join(source[:include.last or len(source)])).splitlines()
-        copy = "\n".join(setup + until).strip("\n") + "\n"
+        program = self.source(include.path).program(include.first, include.last)
         parts = []
-        hidden = "\n".join(setup + before).strip("\n")
-        if hidden:
+        if program.setup:
             # Rendered here (cached) and put in after search: the same code is on the page already.
-            title = f"{hidden.count(chr(10)) + 1} lines of setup, run before the code below and copied with it"
-            fold = (f'<details class="snippet-setup"><summary>{title}</summary>'
-                    f"{self.pages.highlighted(hidden + chr(10))}</details>")
+            fold = self.fold(program.setup, "setup, run before the code below and copied with it")
             parts.append(indent + self.marker(uri, PageSite(self, page.url).after_search(fold)))
-        parts.append(indent + self.marker(uri, copy_attribute(copy)))
+        parts.append(indent + self.marker(uri, copy_attribute(program.copy + "\n")))
         return parts
+
+    def fold(self, code, what):
+        """Code folded away: "N lines of <what>", opened on demand."""
+        title = f"{code.count(chr(10)) + 1} lines of {what}"
+        return (f'<details class="snippet-setup"><summary>{title}</summary>'
+                f"{self.pages.highlighted(code + chr(10))}</details>")
 
     def notebook_markdown(self, markdown, page, config):
         """A notebook page rendered before with the same content is taken from the cache."""
@@ -300,7 +307,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
         def place(m):
             text, following = blocks[int(m["n"])], m["cls"] and f'<div class="{m["cls"]}'
-            if text.startswith(("data-copy=", "data-cell=")):  # for the code block right after it
+            if text.startswith("data-copy="):  # for the code block right after it
                 return f"<div {text} class=\"{m['cls']}" if following else ""
             return text + (following or "")
 
@@ -312,16 +319,13 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
     def on_post_page(self, output, page, config):
         """HTML kept out of the search index (render.py) goes in now that search has read the page;
-        a page with a step-through viewer gets its script and styles, a notebook page the script
-        that makes a cell's copy."""
+        a page with a step-through viewer gets its script and styles."""
         output = re.sub(rf"<!--{MARK}late(\w+)-->", lambda m: self.late[m[1]], output)
         output = with_copy_buttons(output)
         url = get_relative_url(SCRIPTS, page.url)
         tags = ""
         if '<figure class="snippet-steps">' in output:
             tags += f'<link rel="stylesheet" href="{url}/steps.css"><script src="{url}/steps.js" defer></script>'
-        if page.file.src_uri in self.notebook_pages:
-            tags += f'<script src="{url}/notebook.js" defer></script>'
         return output.replace("</head>", tags + "</head>", 1) if tags else output
 
     def download_link(self, m, page):
@@ -383,10 +387,9 @@ def environment(found):
             f"{platform.system()} ({platform.machine()}), {'with' if found['gpu'] else 'without'} a GPU")
 
 
-def copy_attribute(code, name="data-copy"):
-    """What a code block's copy button copies (Material reads `data-copy` of the block), or
-    a notebook cell's code (`data-cell`), from which notebook.js makes the copy."""
-    return f'{name}="{html.escape(code)}"'
+def copy_attribute(code):
+    """What a code block's copy button copies (Material reads `data-copy` of the block)."""
+    return f'data-copy="{html.escape(code)}"'
 
 
 def with_copy_buttons(page):

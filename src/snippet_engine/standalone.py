@@ -1,47 +1,272 @@
-"""A snippet as a program that runs on its own, in an empty folder.
+"""What a reader takes away: a block's copy, a snippet's download, a notebook's cells.
 
-Copies and downloads must run without the rest of the repository: a snippet
-that imports a helper module from its folder (`from elu import ELUFunction`)
-or reads a data file (`bench/results/...json`) gets a setup part that
-writes those files, as the build had them, before its own code. The helper
-is written as a file rather than pasted in, so it is imported as a module
-exactly as in the repository (same names, same tracebacks).
+Each is what the reader would have written: plain code that runs on its own in
+an empty folder, and writes no file the snippet itself does not write.
+
+- A block's copy is the block plus what it uses, directly or through what it
+  calls: the imports, the earlier definitions and statements it needs, and
+  the statements that change what it uses (`out.backward()` before a block
+  that prints `x.grad`, a seed before one that draws random numbers). What it
+  does not use (earlier prints, plots, unrelated definitions) is left out.
+- A helper module of the project (`from elu import ELUCustom`) is inlined:
+  the definitions the code needs from it, as code, and the import dropped;
+  a module imported whole (`import tiny_autograd as tiny`) becomes a function
+  holding those definitions that returns them as a namespace.
+- A data file the snippet reads with `json.loads(path.read_text())` becomes
+  its values, as a literal in place of the call; the lines that only found
+  its path from `__file__` go.
+
+The dependency analysis is a backward liveness pass over the top-level
+statements (`Needs`), a few dozen lines of `ast`: the tools that do this for
+whole programs (tree shakers, bundlers) do not keep the reader's own lines.
 """
 
 import ast
+import builtins
 import functools
 import io
+import itertools
+import json
+import pprint
+import re
 import sys
+import textwrap
 import zipfile
+from dataclasses import dataclass, field
 from importlib.machinery import PathFinder
 from pathlib import Path
 
 from snippet_engine.chapter import MARKER
 
+OUTPUT_CALLS = {"print", "display", "pprint"}  # calls that only show something
+OUTPUT_METHODS = {"show", "render", "savefig"}  # plt.show(), graph.render(...)
+BUILTINS = set(dir(builtins))
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
-def helpers(path, project):
-    """The project's own modules that the snippet imports, with theirs, in import order: those
-    of its folder (`elu`), and single-file modules of the project on the path (`autograd_steps`)."""
-    found = []
 
-    def visit(file):
-        for name in imported(file, file.stat().st_mtime_ns):
-            module = file.parent / f"{name}.py"
-            if not module.is_file():
-                module = project_module(name, project)
-            if module and module not in found and module != path:
-                found.append(module)
-                visit(module)
+def names(node):
+    """(loaded, stored): the free names `node` reads and the names it binds, in its own scope."""
+    loads, stores = set(), set()
 
-    visit(path)
-    return found
+    def visit(node):
+        match node:
+            case ast.Name(id=name, ctx=ast.Load()):
+                loads.add(name)
+            case ast.Name(id=name):
+                stores.add(name)
+            case ast.Import(names=aliases) | ast.ImportFrom(names=aliases):
+                stores.update((a.asname or a.name).split(".")[0] for a in aliases)
+            case ast.FunctionDef() | ast.AsyncFunctionDef() | ast.Lambda():
+                arguments = node.args
+                for default in arguments.defaults + [d for d in arguments.kw_defaults if d]:
+                    visit(default)
+                for decorator in getattr(node, "decorator_list", []):
+                    visit(decorator)
+                every = arguments.posonlyargs + arguments.args + arguments.kwonlyargs + [arguments.vararg,
+                                                                                          arguments.kwarg]
+                for annotation in [a.annotation for a in every if a] + [getattr(node, "returns", None)]:
+                    if annotation:
+                        visit(annotation)  # evaluated when the function is defined
+                params = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+                params |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a}
+                body = node.body if isinstance(node.body, list) else [node.body]
+                inner_loads, inner_stores = set(), set()
+                for statement in body:
+                    found = names(statement)
+                    inner_loads |= found[0]
+                    inner_stores |= found[1]
+                loads.update(inner_loads - inner_stores - params)
+                if not isinstance(node, ast.Lambda):
+                    stores.add(node.name)
+            case ast.ClassDef():
+                for child in node.bases + node.keywords + node.decorator_list:
+                    visit(child)
+                inner_loads, inner_stores = set(), set()
+                for statement in node.body:
+                    found = names(statement)
+                    inner_loads |= found[0]
+                    inner_stores |= found[1]
+                loads.update(inner_loads - inner_stores)
+                stores.add(node.name)
+            case ast.ListComp() | ast.SetComp() | ast.GeneratorExp() | ast.DictComp():
+                inner = Names()
+                for generator in node.generators:
+                    inner.add(names(generator.iter))
+                    bound = names(generator.target)[1]
+                    inner.add((set(), bound))
+                    for condition in generator.ifs:
+                        inner.add(names(condition))
+                for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
+                    inner.add(names(part))
+                loads.update(inner.loads - inner.stores)
+            case ast.Global() | ast.Nonlocal():
+                pass
+            case _:
+                for child in ast.iter_child_nodes(node):
+                    visit(child)
+
+    visit(node)
+    return loads, stores
+
+
+class Names:
+    def __init__(self):
+        self.loads, self.stores = set(), set()
+
+    def add(self, found):
+        self.loads |= found[0]
+        self.stores |= found[1]
+
+
+def is_data_read(node):
+    """`json.loads(<path>.read_text())`: a data file read whole, which a copy holds as a literal."""
+    match node:
+        case ast.Call(ast.Attribute(ast.Name("json"), "loads"), [ast.Call(ast.Attribute(_, "read_text"), [])]):
+            return True
+    return False
+
+
+def is_output(statement):
+    """A statement that only shows something: a print, a plot, an assert; a loop of them."""
+    match statement:
+        case ast.Expr(ast.Call(ast.Name(name))) if name in OUTPUT_CALLS:
+            return True
+        case ast.Expr(ast.Call(ast.Attribute(_, method))) if method in OUTPUT_METHODS:
+            return True
+        case ast.Assert() | ast.Pass():
+            return True
+        case ast.For() | ast.While() | ast.If() | ast.With():
+            return all(is_output(s) for s in statement.body + getattr(statement, "orelse", []))
+    return False
+
+
+@dataclass(eq=False)
+class Statement:
+    node: ast.stmt
+    first: int  # its lines in the file, the comment lines right above it included
+    last: int
+    loads: set
+    binds: set
+    reads: list  # the data-read calls in it (is_data_read)
+
+    @property
+    def is_import(self):
+        return isinstance(self.node, (ast.Import, ast.ImportFrom))
+
+    @property
+    def is_definition(self):
+        return isinstance(self.node, (ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef))
+
+    @property
+    def is_effect(self):
+        """It may change an object other code uses (`out.backward()`, `opt.step()`, a loop, a
+        decorator that registers the function it decorates)."""
+        if getattr(self.node, "decorator_list", None):
+            return True
+        if is_output(self.node) or self.is_definition:
+            return False
+        if isinstance(self.node, (ast.Assign, ast.AnnAssign)):
+            targets = self.node.targets if isinstance(self.node, ast.Assign) else [self.node.target]
+            return not all(isinstance(n, ast.Name) for t in targets for n in leaves(t))
+        return True
+
+    @property
+    def is_seed(self):
+        match self.node:
+            case ast.Expr(ast.Call(ast.Attribute(_, method))) if method.endswith("seed"):
+                return True
+        return False
 
 
 @functools.cache
-def project_module(name, project):
-    """The file of a top-level module that is part of the project, not an installed package."""
+def parsed(path, mtime_ns):
+    """The top-level statements of a file (parsed once for each version of it); None when
+    Python cannot parse it (the run reports that)."""
+    source = path.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    lines = source.splitlines()
+    statements, previous_end = [], 0
+    for node in tree.body:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        while first - 1 > previous_end and lines[first - 2].strip().startswith("#") \
+                and not MARKER.search(lines[first - 2]):
+            first -= 1  # a comment right above a statement belongs to it
+        reads = [n for n in ast.walk(node) if is_data_read(n)]
+        loads, binds = names(node)
+        for read in reads:  # a read becomes a literal: what it loaded is not needed
+            loads -= names(read)[0] - (names(node.value)[0] - names(read)[0] if hasattr(node, "value") else set())
+        statements.append(Statement(node, first, node.end_lineno, loads, binds, reads))
+        previous_end = node.end_lineno
+    builtin = BUILTINS - set().union(*(s.binds for s in statements))  # tiny_autograd's sum is its own
+    for s in statements:
+        s.loads -= builtin
+    return statements, lines
+
+
+def statements_of(path):
+    path = Path(path)
+    return parsed(path, path.stat().st_mtime_ns)
+
+
+def needed(statements, wanted):
+    """The statements among `statements` (in order) that the names `wanted`, used after them,
+    need: those that bind a name still needed, and those that may change what it holds
+    (an effect on an object made from it, a seed). A backward pass of liveness, again while a
+    chosen function uses a name defined below it (its body runs later, when it is called)."""
+    while True:
+        chosen, live = liveness(statements, wanted)
+        later = {n for s in chosen if isinstance(s.node, SCOPES) for n in s.loads}
+        seeds = [i for i, s in enumerate(statements) if s in chosen and s.is_seed]
+        if seeds:  # what was drawn after the seed decides what the code draws next: keep the draws
+            later |= {n for s in statements[seeds[0]:] if draws(s) for n in s.binds}
+        if later <= set(wanted):
+            return chosen, live
+        wanted = set(wanted) | later
+
+
+def draws(statement):
+    """It may draw random numbers: an assignment whose value calls something."""
+    return isinstance(statement.node, (ast.Assign, ast.AnnAssign)) and statement.node.value is not None \
+        and any(isinstance(n, ast.Call) for n in ast.walk(statement.node.value))
+
+
+def liveness(statements, wanted):
+    made_from = []  # per statement: every name its value was made from, through earlier statements
+    latest = {}
+    for s in statements:
+        origins = set(s.loads)
+        for name in s.loads:
+            if name in latest:
+                origins |= made_from[latest[name]]
+        made_from.append(origins)
+        for name in s.binds:
+            latest[name] = len(made_from) - 1
+    modules = {n for s in statements if s.is_import for n in s.binds}
+    live, chosen = set(wanted), []
+    for i in reversed(range(len(statements))):
+        s = statements[i]
+        uses = s.binds & live
+        changes = s.is_effect and ((made_from[i] | s.loads) & live - modules or (s.is_seed and s.loads & live))
+        if uses or changes:
+            chosen.append(s)
+            if isinstance(s.node, (ast.Assign, ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)):
+                live -= s.binds  # bound here for certain: earlier bindings are not needed
+            live |= s.loads
+    return chosen[::-1], live
+
+
+@functools.cache
+def project_module(name, folder, project):
+    """The file of a module the project holds (the snippet's folder first, then the path),
+    not an installed package; None for any other module."""
     if "." in name:
         return None
+    local = folder / f"{name}.py"
+    if local.is_file():
+        return local
     spec = PathFinder.find_spec(name)
     origin = Path(spec.origin) if spec and spec.origin and spec.origin.endswith(".py") else None
     if origin and origin.name != "__init__.py" and origin.is_relative_to(project) \
@@ -50,71 +275,255 @@ def project_module(name, project):
     return None
 
 
-@functools.cache
-def imported(file, mtime_ns):
-    """The names of the modules a file imports (parsed once for each version of the file)."""
-    names = []
-    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module)
-        elif isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-    return names
+@dataclass
+class Inlined:
+    """Helper-module code to put before the code that imports it."""
+    imports: list = field(default_factory=list)  # import statements, as text
+    definitions: list = field(default_factory=list)  # statements, as text
 
 
-def literal(text):
-    """Python source for a string literal holding `text`, as readable as it can be."""
-    if "'''" not in text and not text.endswith("\\") and "\r" not in text:
-        return "r'''" + text + "'''"
-    return repr(text)
+class Source:
+    """One snippet file, read as a program whose parts a reader takes away."""
+
+    def __init__(self, path, project, data=None):
+        self.path, self.project = Path(path), Path(project)
+        found = statements_of(self.path)
+        self.statements, self.lines = found if found else ([], [])
+        self.data = data  # the values of the one data file the snippet reads, if any
+
+    def helper(self, statement):
+        """The project module a statement imports, with what it takes: ({local name: name
+        there}, path); `import tiny_autograd as tiny` takes {"tiny": None}."""
+        match statement.node:
+            case ast.ImportFrom(module=module, level=0, names=aliases) if module:
+                path = project_module(module, self.path.parent, self.project)
+                return ({a.asname or a.name: a.name for a in aliases}, path) if path else None
+            case ast.Import(names=[alias]):
+                path = project_module(alias.name, self.path.parent, self.project)
+                return ({alias.asname or alias.name: None}, path) if path else None
+        return None
+
+    def text(self, statement, first=None, last=None):
+        """A statement's lines (or lines first..last of it) without section markers, its data
+        reads replaced by the data's values."""
+        first, last = max(first or statement.first, statement.first), min(last or statement.last, statement.last)
+        lines = [line.encode() for line in self.lines[first - 1:last]]
+        reads = statement.reads if self.data is not None else []
+        for read in sorted(reads, key=lambda r: (r.lineno, r.col_offset), reverse=True):
+            top, bottom = read.lineno - first, read.end_lineno - first
+            if 0 <= top and bottom < len(lines):
+                indent = " " * len(lines[top][:read.col_offset].decode())
+                literal = pprint.pformat(self.data, width=88 - len(indent), sort_dicts=False)
+                lines[top:bottom + 1] = [lines[top][:read.col_offset] + literal.replace("\n", "\n" + indent).encode()
+                                         + lines[bottom][read.end_col_offset:]]
+        return "\n".join(line.decode() for line in lines if not MARKER.search(line.decode()))
+
+    def inline(self, wanted, inlined, seen=()):
+        """Put into `inlined` what the names `wanted` of this module need of it, with what it
+        needs of the helpers it imports in turn."""
+        chosen, _ = needed(self.statements, wanted)
+        used = set(wanted).union(*(s.loads for s in chosen))
+        for s in chosen:
+            if self.helper(s):
+                self.inline_helper(s, used, inlined, (*seen, self.path))
+            elif s.is_import:
+                if (text := import_text(s.node, used)) and text not in inlined.imports:
+                    inlined.imports.append(text)
+            elif (text := self.text(s)) not in inlined.definitions:
+                inlined.definitions.append(text)
+
+    def inline_helper(self, statement, used, inlined, seen):
+        """The code of a helper module a statement imports, as much as `used` needs: the names
+        `from elu import ELUCustom` takes, or for `import tiny_autograd as tiny` the attributes
+        the code takes from `tiny`, in a function that returns them as a namespace (the module's
+        names must not mix with the code's own: both may define `add`)."""
+        taken, module = self.helper(statement)
+        if module in seen:
+            return
+        helper = Source(module, self.project)
+        ((alias, name),) = taken.items() if None in taken.values() else ((None, None),)
+        if alias is None:
+            helper.inline({name for local, name in taken.items() if local in used}, inlined, seen)
+            return
+        inner = Inlined()
+        helper.inline(self.attributes_used(alias), inner, seen)
+        body = join(inner.imports + inner.definitions + ["return SimpleNamespace(**locals())"])
+        function = module.stem
+        inlined.imports += [t for t in ["from types import SimpleNamespace"] if t not in inlined.imports]
+        inlined.definitions.append(f'def {function}():\n    """{module.name}, as a namespace."""\n'
+                                   + textwrap.indent(body, "    "))
+        inlined.definitions.append(f"{alias} = {function}()")
+
+    def attributes_used(self, alias):
+        """What the code takes from a module it imports as `alias` (`Value` of `tiny.Value`)."""
+        tree = ast.Module(body=[s.node for s in self.statements], type_ignores=[])
+        return {n.attr for n in ast.walk(tree)
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == alias}
+
+    def within(self, first, last):
+        """The statements lines first..last show (a statement they cut into counts whole)."""
+        return [s for s in self.statements if s.last >= first and s.first <= last]
+
+    def program(self, first=None, last=None, as_file=False):
+        """The copy of lines first..last (all when None): a `Program`. `as_file`: it runs as a
+        file (a download), where `__file__` is defined; a copy runs as `python -c`."""
+        first, last = first or 1, last or len(self.lines)
+        block = self.within(first, last)
+        if not block:  # Python cannot parse it (the run says why), or no code
+            code = "\n".join(line for line in self.lines[first - 1:last] if not MARKER.search(line))
+            return Program("", code.strip("\n"))
+        kept = self.kept(block)
+        wanted = free_names(kept)
+        chosen, _ = needed([s for s in self.statements if s.last < block[0].first], wanted)
+        used = wanted.union(*(s.loads for s in chosen))
+        inlined = Inlined()
+        for s in chosen + block:
+            if self.helper(s):
+                self.inline_helper(s, used, inlined, (self.path,))
+        imports = [t for s in chosen if s.is_import and not self.helper(s) and (t := import_text(s.node, used))]
+        imports += [t for t in inlined.imports if t not in imports]
+        own = [self.text(s) for s in chosen if not s.is_import]
+        setup = inlined.definitions + own
+        lead = list(itertools.takewhile(lambda s: s.is_import or is_docstring(s), kept)) if imports or setup else []
+        head = [self.text(s) for s in lead if is_docstring(s)]
+        own_imports = [self.text(s) for s in lead if s.is_import]
+        fold = join(["\n".join(t for t in imports if t not in own_imports), *setup])
+        all_imports = own_imports + [t for t in imports if t not in own_imports]
+        code = self.block_text(first, last, [s for s in block if s not in kept or s in lead])
+        if "__file__" in wanted | used and not as_file:  # it finds a data file that is not there from where it lives
+            where = self.path.relative_to(self.project).as_posix()
+            setup.insert(0, f"__file__ = {where!r}  # where this code lives in the repository")
+            fold = join([f"__file__ = {where!r}  # where this code lives in the repository", fold])
+        return Program(fold, join([*head, "\n".join(all_imports), *setup, code]))
+
+    def cell(self, first, last, helpers, after=None):
+        """Lines first..last as a notebook cell holds them: as a copy has them (helper imports
+        gone, data as values), the code of those helpers added to `helpers`; `after` maps a
+        statement to a line to put after it."""
+        block = self.within(first, last)
+        kept = self.kept(block)
+        used = set().union(*(s.loads for s in self.statements))
+        for s in block:
+            if self.helper(s):
+                self.inline_helper(s, used, helpers, (self.path,))
+        code = self.block_text(first, last, [s for s in block if s not in kept], after or {})
+        if "__file__" in free_names(kept):  # a notebook has no __file__: the data is found from here
+            where = self.path.relative_to(self.project).as_posix()
+            code = f"__file__ = {where!r}  # where this code lives in the repository\n" + code
+        return code
+
+    def block_text(self, first, last, dropped, after=None):
+        """Lines first..last as they are, but for the statements `dropped` and the edits of text(),
+        with the line `after[statement]` after a statement."""
+        lines, n, after = [], first, after or {}
+        by_start = {max(s.first, first): s for s in self.within(first, last)}
+        while n <= last:
+            s = by_start.get(n)
+            if s is None:
+                if not MARKER.search(self.lines[n - 1]):
+                    lines.append(self.lines[n - 1])
+                n += 1
+                continue
+            if s not in dropped:
+                lines.append(self.text(s, first, last))
+                if s in after:
+                    lines.append(after[s])
+            n = min(s.last, last) + 1
+        text = "\n".join(lines)
+        return re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+
+    def kept(self, block):
+        """The block's statements a copy keeps: not a helper import (its code is inlined), not a
+        line that only found a data file's path from `__file__` once the data is a literal."""
+        kept = [s for s in block if not self.helper(s)]
+        while self.data is not None:
+            dead = [s for s in kept if "__file__" in self.origins(s, kept) and isinstance(s.node, ast.Assign)
+                    and not s.binds & free_names([k for k in kept if k is not s])]
+            if not dead:
+                break
+            kept = [s for s in kept if s not in dead]
+        return kept
+
+    def origins(self, statement, among):
+        """The names a statement's value comes from, through the statements `among` before it."""
+        found, todo = set(), set(statement.loads)
+        earlier = [s for s in among if s.last < statement.first]
+        while todo:
+            name = todo.pop()
+            found.add(name)
+            for s in earlier:
+                if name in s.binds:
+                    todo |= s.loads - found
+        return found
+
+    def whole(self):
+        """The whole snippet as a download holds it."""
+        return self.program(as_file=True).copy + "\n"
 
 
-def without_markers(text):
-    return "".join(line for line in text.splitlines(keepends=True) if not MARKER.search(line))
+@dataclass
+class Program:
+    setup: str  # what a block needs before it: the page folds it above the block
+    copy: str  # what the block's copy button copies: it runs on its own
 
 
-def setup_lines(paths, data, project, uses_file=None):
-    """Lines that write `paths` (helper modules, into the working folder) and `data`
-    (files under `project`, at their place relative to it). `uses_file`: a snippet
-    path to set `__file__` to, for code that finds its data relative to itself."""
-    if not paths and not data:
-        return [file_line(uses_file, project), ""] if uses_file else []
-    what = " and ".join(filter(None, [paths and "the helper modules it imports",
-                                      data and "the data it reads"]))
-    lines = [f"# Setup, so that this runs on its own in an empty folder: {what}.",
-             "from pathlib import Path", ""]
-    for path in paths:
-        lines.append(f"Path({path.name!r}).write_text({literal(without_markers(path.read_text(encoding='utf-8')))})")
-    for file in data:
-        relative = file.relative_to(project).as_posix()
-        if "/" in relative:
-            lines.append(f"Path({relative!r}).parent.mkdir(parents=True, exist_ok=True)")
-        lines.append(f"Path({relative!r}).write_text({literal(file.read_text(encoding='utf-8'))})")
-    if uses_file:
-        lines.append(file_line(uses_file, project))
-    return lines + [""]
+def free_names(statements):
+    """The names a run of statements reads before binding them itself."""
+    free, bound = set(), set()
+    for s in statements:
+        free |= s.loads - bound
+        bound |= s.binds
+    return free
 
 
-def file_line(path, project):
-    relative = path.relative_to(project).as_posix()
-    return f"__file__ = {relative!r}  # where this code lives in the repository: it finds its data from here"
+def leaves(target):
+    """The targets an assignment target unpacks into (`a, (b, c)`: a, b, c)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [leaf for element in target.elts for leaf in leaves(element)]
+    return [target.value if isinstance(target, ast.Starred) else target]
 
 
-def data_files(deps):
-    """The data files (not modules) among a result's dependencies that exist."""
-    return [Path(d) for d in deps if Path(d).suffix != ".py" and Path(d).is_file()]
+def is_docstring(statement):
+    match statement.node:
+        case ast.Expr(ast.Constant(str())):
+            return True
+    return False
 
 
-def setup_for(path, deps, project):
-    """The setup part of the standalone program for the snippet at `path`."""
-    uses_file = "__file__" in path.read_text(encoding="utf-8")  # not defined under `python -c`
-    return setup_lines(helpers(path, project), data_files(deps), project, path if uses_file else None)
+def import_text(node, used):
+    """An import statement with only the names `used` (None when it binds none of them)."""
+    aliases = [a for a in node.names if (a.asname or a.name).split(".")[0] in used]
+    if not aliases:
+        return None
+    copy = ast.ImportFrom(node.module, aliases, node.level) if isinstance(node, ast.ImportFrom) \
+        else ast.Import(aliases)
+    return ast.unparse(copy)
 
 
-def program(path, setup):
-    """The whole snippet as a file that runs on its own (what a download holds), given its setup part."""
-    lines = setup + without_markers(path.read_text(encoding="utf-8")).splitlines()
-    return "\n".join(lines).rstrip() + "\n"
+def join(parts):
+    """Top-level code as a reader writes it: two blank lines around a definition, one after
+    the imports and around a statement of several lines."""
+    text, previous = "", None
+    for part in (p.strip("\n") for p in parts):
+        if not part:
+            continue
+        if previous is not None:
+            blank = 1 if is_definition_text(part) or is_definition_text(previous) else \
+                1 if "\n" in part or "\n" in previous or previous.startswith(("import ", "from ")) else 0
+            text += "\n" * (blank + 1)
+        text += part
+        previous = part
+    return text
+
+
+def is_definition_text(text):
+    return text.lstrip().startswith(("def ", "class ", "@", "async def "))
+
+
+def data_values(deps):
+    """The values of the one JSON data file a snippet read, if it read exactly one that exists."""
+    files = [Path(d) for d in deps if Path(d).suffix == ".json" and Path(d).is_file()]
+    return json.loads(files[0].read_text(encoding="utf-8")) if len(files) == 1 else None
 
 
 BUNDLE_README = """# Autograd Inside Out: the examples
@@ -151,4 +560,3 @@ def bundle(programs, packages, environment):
         for name in sorted(files):
             archive.writestr(zipfile.ZipInfo(f"examples/{name}", date_time=(2026, 1, 1, 0, 0, 0)), files[name])
     return data.getvalue()
-
