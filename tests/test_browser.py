@@ -163,66 +163,44 @@ REVEAL_AND_READ = """b => {
 }"""
 
 
-def copies(browser, url, last_only=False):
-    """(block text, clipboard, shown output) for every snippet's code block of a page, copied with its button."""
+def copies(browser, url):
+    """(block text, clipboard, shown output) for every snippet's code block of a page, copied with
+    its button; the clipboard is checked to hold what the build wrote for it (`data-copy`, which
+    test_copies.py runs)."""
     page = open_page(browser, url)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     found = []
-    blocks = page.locator(".md-content div.highlight[data-copy], .md-content div.highlight[data-cell]")
-    for i in range(blocks.count() - 1 if last_only else 0, blocks.count()):
+    blocks = page.locator(".md-content div.highlight[data-copy]")
+    for i in range(blocks.count()):
         block = blocks.nth(i)
         code, shown = block.evaluate(REVEAL_AND_READ)
         page.evaluate("navigator.clipboard.writeText('')")
         press(block.locator("button.md-clipboard, button.md-code__button").first)
-        found.append((code, page.evaluate("navigator.clipboard.readText()"), shown))
+        clipboard = page.evaluate("navigator.clipboard.readText()")
+        assert clipboard and clipboard == block.get_attribute("data-copy"), f"{url}: pressing the copy button of\n{code[:300]}"
+        found.append((code, clipboard, shown))
     page.context.close()
     return found
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_every_copy_button_copies_code_that_runs_alone_and_prints_what_the_block_shows(browser, urls, runner,
-                                                                                      built_site, name):
-    """Each clipboard runs as `python -c` would in an empty folder (the engine emulates it,
-    so that 200 copies need not import torch 200 times; test_copies_run_with_a_real_python_c
-    runs real ones). A copy identical to a download is run by test_snippets.py."""
-    downloads = {p.read_text() for p in (built_site / "snippets").rglob("*.py")}
-    # A notebook page's cell copies every cell up to it: the last one holds them all.
-    for code, clipboard, shown in copies(browser, urls[name], last_only=name.startswith("notebooks/")):
-        assert clipboard, f"{name}: pressing the copy button of\n{code[:300]}\ncopied nothing"
-        assert code.strip() in clipboard, f"{name}: the copy holds the block's code"
-        if clipboard in downloads:
-            continue
-        result = runner.run_code(clipboard)
-        if result.error:
-            raise AssertionError(f"{name}: the copy of\n{code[:300]}\nfails: {SnippetError(result)}")
-        assert normalised(printed(result.select())).endswith(normalised(shown)), f"{name}: {code[:200]}"
-
-
-def test_a_notebook_cell_copies_every_cell_up_to_it(browser, urls, built_site):
-    """As the notebook runs them; the page holds each cell's code once (a copy of all cells up to
-    each one would make a notebook page three times the size)."""
-    notebook = json.loads((built_site / "notebooks" / "custom_functions.ipynb").read_text())
-    sources = [cell["source"] for cell in notebook["cells"] if cell["cell_type"] == "code"]
-    page = open_page(browser, urls["notebooks/custom_functions"])
-    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    cells = page.locator(".md-content div.highlight[data-cell]")
-    assert cells.count() == len(sources) > 10
-    assert page.locator(".md-content [data-copy]").count() == 0, "a copy is made when its button is pressed"
-    for k in (len(sources) - 1, 0, len(sources) // 2):
-        press(cells.nth(k).locator("button.md-code__button"))
-        assert page.evaluate("navigator.clipboard.readText()") == "\n\n".join(sources[:k + 1]).rstrip(), k
-    page.context.close()
+def test_every_copy_button_copies_its_blocks_runnable_copy(browser, urls, name):
+    """Pressing a block's copy button puts on the clipboard the copy the build wrote for that
+    block, which test_copies.py runs alone and compares with what the block shows."""
+    for code, clipboard, _ in copies(browser, urls[name]):
+        assert "pip install" not in clipboard, f"{name}: {code[:200]}"
 
 
 @pytest.mark.parametrize("name", ["custom_functions", "debugging_gradients", "gpu"])
 def test_copies_run_with_a_real_python_c(browser, urls, tmp_path, name):
-    """The last block of a chapter whose copies write helper modules or read data, with a real
-    `python -c` in an empty folder."""
+    """The last block of a chapter whose copies inline helper modules or read data, with a real
+    `python -c` in an empty folder, which it leaves empty."""
     code, clipboard, shown = copies(browser, urls[name])[-1]
     done = subprocess.run([sys.executable, "-c", clipboard], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert normalised(done.stdout).endswith(normalised(shown)), name
+    assert not list(tmp_path.iterdir()), name
 
 
 def test_a_section_block_folds_its_setup(browser, urls):
@@ -575,6 +553,12 @@ def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(brow
     page = open_page(browser, urls[name], height=800, reduced_motion="reduce")
     viewer = page.locator("figure.snippet-steps").nth(n)
     next_button = viewer.get_by_role("button", name="Next", exact=True)
+    # Come back up to the viewer from below, as a reader does: Material shows its back-to-top button.
+    viewer.evaluate("v => scrollTo(0, v.getBoundingClientRect().bottom + scrollY + 400)")
+    for _ in range(8):
+        page.mouse.wheel(0, -150)
+        page.wait_for_timeout(50)
+    assert page.locator(".md-top").is_visible()
     for mode in ("Backward", "Forward, line by line"):
         press(viewer.get_by_role("button", name=mode))
         step = 1
