@@ -301,8 +301,8 @@ def test_a_graphs_svg_file_is_sanitised(project):
 
 
 def test_a_recorded_backward_pass_becomes_a_step_through_viewer(project):
-    """The block shows the file without its marker lines and the highlighter drops the leading
-    empty line, so the viewer's line of the block is not the file's line minus the section's start."""
+    """The viewer's copy of the code numbers its lines as the file does, though the block above
+    leaves out the section's marker lines (and the highlighter its leading empty line)."""
     project.write("snippets/watch.py", """\
         import torch
         from autograd_steps import step_through
@@ -324,18 +324,21 @@ def test_a_recorded_backward_pass_becomes_a_step_through_viewer(project):
     viewer = soup.select_one("figure.snippet-steps")
     data = json.loads(viewer.select_one("script.snippet-steps__data").string)
     names = [viewer.select_one(f'svg [data-node="{step["node"]}"] text').string for step in data["steps"]]
-    assert names == ["SumBackward0", "MulBackward0", "x"], "the order backward ran them, ids as data-node"
+    assert names == ["SumBackward0", "MulBackward0", "AccumulateGrad"], "the order backward ran them, ids as data-node"
     assert len(viewer.select("svg [data-edge]")) == len(data["edges"]) == 3, "x * x: two edges to x"
     assert not viewer.select("svg [id], svg [class]")
-    lines = [span.get_text() for span in soup.select('code > span[id^="__span-0-"]')]
-    made = {name: lines[data["lines"][step["node"]] - 1].strip() if data["lines"][step["node"]] else None
-            for name, step in zip(names, data["steps"])}
-    assert made == {"SumBackward0": "loss = y.sum()", "MulBackward0": "y = x * x", "x": None}
+    copy = {int(line["data-line"]): line.contents[1].get_text().strip()
+            for line in viewer.select(".snippet-steps__code [data-line]")}
+    assert list(copy) == [6, 7, 9, 11], "from the first line that made a node, without the marker lines"
+    made = {name: copy[data["lines"][step["node"]]] for name, step in zip(names, data["steps"])}
+    assert made == {"SumBackward0": "loss = y.sum()", "MulBackward0": "y = x * x",
+                    "AccumulateGrad": "x = torch.ones(2, requires_grad=True)"}
     table = viewer.select_one("details.snippet-steps__table")
     assert table.has_attr("open") and table.summary.string == "All steps as a table"
     rows = [[td.get_text(" ", strip=True) for td in tr.select("td")] for tr in table.select("tbody tr")]
     assert [row[:3] for row in rows] == [["1", "SumBackward0", "9 loss = y.sum()"],
-                                         ["2", "MulBackward0", "7 y = x * x"], ["3", "x", ""]]
+                                         ["2", "MulBackward0", "7 y = x * x"],
+                                         ["3", "AccumulateGrad (x)", "6 x = torch.ones(2, requires_grad=True)"]]
     assert rows[2][3] == "[1, 1] + [1, 1] = [2, 2]", "where two paths meet, the table adds them up"
     assert viewer.select_one(".snippet-steps__viewer").has_attr("hidden"), "the controls wait for the script"
     head = str(soup.head)
