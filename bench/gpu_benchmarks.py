@@ -1,20 +1,21 @@
-"""Times the numbers of the GPU chapter (docs/gpu.md) on a CUDA GPU and writes
-them, with their provenance, to bench/results/gpu_benchmarks.json, which
-snippets/gpu/gpu_results.py renders on the page.
+"""Times the numbers of the GPU chapter (docs/gpu.md) and writes them, with their
+provenance, to bench/results/gpu_benchmarks.json, which snippets/gpu/gpu_results.py
+renders on the page.
 
     .venv/bin/python bench/gpu_benchmarks.py
 
 With warm-up, synchronisation and medians over repeats (the helpers of
-snippets/gpu/timing.py, shown on the page), it measures:
+snippets/gpu/timing.py, shown on the page), it measures on the CPU, and on the
+GPU when there is one:
 
   - one training step (forward, cross-entropy, backward, SGD step) of the
-    512-1024-1024-10 MLP with the custom ELU, on the CPU and on the GPU;
-  - the same step on the GPU with the composite ELU and with F.elu;
-  - forward and backward of each of the three ELUs alone on the GPU.
+    512-1024-1024-10 MLP with each of the three ELUs (the custom ELUFunction,
+    the composite, F.elu);
+  - forward and backward of each ELU alone, on a 4096 x 1024 batch.
 
 The GPU rows also record what the same loop measures without synchronising,
-and what CUDA events measure. Without CUDA the script refuses; `--device cpu
---out PATH` runs the same measurements on the CPU only, to try the script.
+and what CUDA events measure. A run without CUDA records the CPU rows only, and
+does not overwrite a file that holds a CUDA run (give --out to write elsewhere).
 """
 
 import argparse
@@ -78,8 +79,10 @@ def measure(name, make, activation, device, args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
-                        help="cuda (the recorded run) or cpu (a trial of the script)")
+    parser.add_argument("--device", choices=["cuda", "cpu"],
+                        default="cuda" if torch.cuda.is_available() else "cpu",
+                        help="cuda: the CPU and GPU rows (the default where there is a GPU); "
+                             "cpu: the CPU rows only")
     parser.add_argument("--out", type=Path, help=f"where to write the JSON (default {RESULTS.relative_to(ROOT)})")
     parser.add_argument("--sizes", type=int, nargs=4, default=[512, 1024, 1024, 10])
     parser.add_argument("--batch", type=int, default=4096)
@@ -88,16 +91,17 @@ def main():
     args = parser.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("gpu_benchmarks.py: no CUDA GPU is available here; nothing recorded "
-                 "(use --device cpu --out PATH to try the script on the CPU)")
-    if args.device == "cpu" and args.out is None:
-        parser.error("--device cpu is a trial run: give --out PATH (the results file is for CUDA runs)")
+                 "(--device cpu records the CPU rows only)")
+    out = args.out or RESULTS
+    if args.device == "cpu" and out.exists() and json.loads(out.read_text())["provenance"]["gpu"]:
+        sys.exit(f"gpu_benchmarks.py: {out} holds a CUDA run, which a CPU-only run does not "
+                 "replace (give --out PATH)")
 
     device = torch.device(args.device)
-    rows = [measure("training step", training_step, "custom ELU", torch.device("cpu"), args)]
-    if device.type == "cuda":
-        rows.append(measure("training step", training_step, "custom ELU", device, args))
-    rows += [measure("training step", training_step, name, device, args) for name in ("composite ELU", "F.elu")]
-    rows += [measure("ELU forward and backward", activation_step, name, device, args) for name in ACTIVATIONS]
+    devices = [torch.device("cpu")] + ([device] if device.type == "cuda" else [])
+    rows = [measure(name, make, activation, d, args)
+            for name, make in (("training step", training_step), ("ELU forward and backward", activation_step))
+            for d in devices for activation in ACTIVATIONS]
 
     results = {
         "provenance": provenance("command date gpu cuda torch cpu cpu_threads python", __file__,
@@ -106,7 +110,6 @@ def main():
         "settings": {"sizes": args.sizes, "batch": args.batch, "warmup": args.warmup, "repeats": args.repeats},
         "results": rows,
     }
-    out = args.out or RESULTS
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {out}", file=sys.stderr)

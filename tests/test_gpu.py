@@ -181,45 +181,62 @@ def test_unsynchronised_timing_measures_only_the_launches(chapter):
 # The recording script and the results on the page
 
 
-@pytest.mark.skipif(CUDA, reason="this machine has a CUDA GPU, so the script would record")
-def test_the_script_refuses_without_cuda(tmp_path):
-    done = bench("--out", str(tmp_path / "out.json"), tmp_path=tmp_path)
+@pytest.mark.skipif(CUDA, reason="this machine has a CUDA GPU")
+def test_without_cuda_asking_for_cuda_is_refused(tmp_path):
+    done = bench("--device", "cuda", "--out", str(tmp_path / "out.json"), tmp_path=tmp_path)
     assert done.returncode != 0
     assert len(done.stderr.strip().splitlines()) == 1 and "no CUDA GPU" in done.stderr
     assert not (tmp_path / "out.json").exists()
 
 
-def test_a_cpu_trial_needs_an_explicit_output_path(tmp_path):
-    done = bench("--device", "cpu", tmp_path=tmp_path)
-    assert done.returncode != 0 and "--out" in done.stderr.splitlines()[-1]
+def test_a_cpu_run_does_not_replace_a_recorded_cuda_run(tmp_path):
+    out = tmp_path / "recorded.json"
+    out.write_text(json.dumps(as_cuda_run(cpu_trial(tmp_path))))
+    before = out.read_text()
+    done = bench("--device", "cpu", "--out", str(out), *TINY, tmp_path=tmp_path)
+    assert done.returncode != 0 and "holds a CUDA run" in done.stderr
+    assert out.read_text() == before
 
 
 def check_schema(results, device):
     p = results["provenance"]
     assert set(p) == {"command", "date", "gpu", "cuda", "torch", "cpu", "cpu_threads", "python"}
     assert p["torch"] == torch.__version__ and p["command"].startswith("python bench/gpu_benchmarks.py")
-    assert results["settings"] == {"sizes": [16, 32, 32, 4], "batch": 8, "warmup": 1, "repeats": 3}
+    assert p["cpu_threads"] == torch.get_num_threads() >= 1
+    assert set(results["settings"]) == {"sizes", "batch", "warmup", "repeats"}
     rows = results["results"]
-    for row in rows:
-        assert row["median_ms"] > 0
-        on_gpu = row["device"] == "cuda"
-        assert (row["unsynchronised_median_ms"] is not None) == on_gpu
-        assert (row["cuda_event_median_ms"] is not None) == on_gpu
-    steps = [(r["device"], r["activation"]) for r in rows if r["measurement"] == "training step"]
-    alone = [(r["device"], r["activation"]) for r in rows if r["measurement"] == "ELU forward and backward"]
+    assert {k for r in rows for k in r} == {"measurement", "device", "activation", "median_ms",
+                                           "unsynchronised_median_ms", "cuda_event_median_ms"}
+    assert all(r["median_ms"] > 0 for r in rows)
+    assert all((r["cuda_event_median_ms"] is None) == (r["device"] == "cpu") for r in rows)
     three = ["custom ELU", "composite ELU", "F.elu"]
-    assert steps[0] == ("cpu", "custom ELU"), "the CPU training step, to compare with"
-    assert [a for d, a in steps if d == device] == three and [a for _, a in alone] == three
-    assert {d for d, _ in alone} == {device}
+    devices = ["cpu"] + (["cuda"] if device == "cuda" else [])
+    expected = [(m, d, a) for m in ("training step", "ELU forward and backward") for d in devices for a in three]
+    assert [(r["measurement"], r["device"], r["activation"]) for r in rows] == expected
 
 
-def test_a_tiny_cpu_trial_writes_the_schema(tmp_path):
+def cpu_trial(tmp_path):
     out = tmp_path / "results" / "trial.json"
     done = bench("--device", "cpu", "--out", str(out), *TINY, tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
-    results = json.loads(out.read_text())
+    return json.loads(out.read_text())
+
+
+def as_cuda_run(results, gpu="NVIDIA H200", cuda="12.8"):
+    """A CPU trial dressed as a CUDA run: the CPU rows, and the same rows again as GPU rows."""
+    gpu_rows = [{**r, "device": "cuda", "median_ms": r["median_ms"] / 100,
+                 "unsynchronised_median_ms": r["median_ms"] / 1000, "cuda_event_median_ms": r["median_ms"] / 100}
+                for r in results["results"]]
+    rows = [r for m in ("training step", "ELU forward and backward")
+            for r in results["results"] + gpu_rows if r["measurement"] == m]
+    return {**results, "provenance": {**results["provenance"], "gpu": gpu, "cuda": cuda}, "results": rows}
+
+
+def test_a_tiny_cpu_trial_writes_the_schema(tmp_path):
+    results = cpu_trial(tmp_path)
     check_schema(results, "cpu")
     assert results["provenance"]["gpu"] is None
+    check_schema(as_cuda_run(results), "cuda")
 
 
 @pytest.mark.cuda
@@ -233,54 +250,176 @@ def test_a_tiny_cuda_run_writes_the_schema(tmp_path):
     assert results["provenance"]["cuda"] == torch.version.cuda
 
 
-def test_the_page_shows_the_recorded_run_or_says_there_is_none(chapter):
-    outputs = chapter.outputs("gpu_results.py")
+def test_the_committed_file_holds_the_cpu_rows_at_the_benchmarks_sizes():
+    results = json.loads(RESULTS.read_text())
+    check_schema(results, "cuda" if results["provenance"]["gpu"] else "cpu")
+    assert results["settings"]["sizes"] == [512, 1024, 1024, 10] and results["settings"]["batch"] == 4096
+    assert results["provenance"]["command"].startswith("python bench/gpu_benchmarks.py")
+
+
+def test_the_page_shows_what_the_file_holds(chapter):
+    outputs = chapter.outputs("gpu_results.py", "measured")
     shown, kinds = printed(outputs), [kind(o) for o in outputs]
-    if RESULTS.exists():
-        results = json.loads(RESULTS.read_text())
-        assert results["provenance"]["gpu"], "the recorded file comes from a CUDA run"
-        assert f"GPU: {results['provenance']['gpu']}" in shown
-        assert kinds.count("figure") == 1
+    results = json.loads(RESULTS.read_text())
+    p = results["provenance"]
+    assert shown.startswith(f"Recorded {p['date']} with: {p['command']}\n")
+    if p["gpu"]:
+        assert f"GPU: {p['gpu']}, CUDA {p['cuda']}" in shown
     else:
-        assert shown.startswith("No CUDA run has been recorded yet")
-        assert ".venv/bin/python bench/gpu_benchmarks.py\n" in shown
-        assert "figure" not in kinds
+        assert "GPU: none, this run measured the CPU only" in shown and "unsynced" not in shown
+    assert kinds.count("figure") == 1
+    for r in results["results"]:
+        assert f"{r['median_ms']:.3f}" in shown
 
 
-def test_once_recorded_the_page_shows_the_file_and_depends_on_it(chapter, tmp_path):
-    """The page's snippet in a copy of the project that has a results file (an engine of its own, no cache)."""
+def run_in_a_copy(chapter, tmp_path, data=None):
+    """The page's snippet in a copy of the project with `data` as its results file, or
+    none (an engine of its own, no cache)."""
     folder = tmp_path / "project" / "snippets" / "gpu"
     folder.mkdir(parents=True)
-    for name in ("gpu_results.py", "results_table.py"):
+    for name in ("gpu_results.py", "results_table.py", "memory_traffic.py", "elu.py"):
         shutil.copy(chapter.path(name), folder / name)
-    data = tmp_path / "project" / "bench" / "results" / "gpu_benchmarks.json"
-    assert bench("--device", "cpu", "--out", str(data), *TINY, tmp_path=tmp_path).returncode == 0
+    path = tmp_path / "project" / "bench" / "results" / "gpu_benchmarks.json"
+    if data is not None:
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(data))
     engine = Runner(folder.parent)
     try:
         result = engine.run(folder / "gpu_results.py")
     finally:
         engine.close()
     assert result.error is None, result.error
+    return result, path
+
+
+def bounds_of(stdout):
+    """The bounds table: {variant: the numbers of its line}, and the lines after it."""
+    table = stdout[stdout.index("ELU forward and backward, float32 z"):]
+    rows = {line[:14].strip(): line[14:].split() for line in table.splitlines()[4:7]}
+    return rows, table.splitlines()[7:]
+
+
+def test_the_page_depends_on_the_file_and_shows_the_bounds_without_it(chapter, tmp_path):
+    result, path = run_in_a_copy(chapter, tmp_path / "with", cpu_trial(tmp_path))
     assert result.stdout.startswith("Recorded ") and "training step" in result.stdout
     assert [kind(o) for o in result.select()].count("figure") == 1
-    assert data in [Path(d) for d in result.deps], "the page is rebuilt when the file changes"
+    assert path in [Path(d) for d in result.deps], "the page is rebuilt when the file changes"
+
+    bare, _ = run_in_a_copy(chapter, tmp_path / "without")
+    assert bare.stdout.startswith("No run of bench/gpu_benchmarks.py is recorded: nothing measured to show.\n")
+    assert "figure" not in [kind(o) for o in bare.select()]
+    rows, after = bounds_of(bare.stdout)
+    assert [len(r) for r in rows.values()] == [5, 5, 5], "kernels, bytes, three bounds: nothing measured"
+    assert after == ["", "No CUDA run is recorded: the three GPU columns are bounds, not measurements."]
+
+
+def test_a_recorded_cuda_run_adds_its_column_beside_the_bounds_and_nothing_else(chapter, tmp_path):
+    trial = cpu_trial(tmp_path)
+    cpu, _ = run_in_a_copy(chapter, tmp_path / "cpu", trial)
+    cuda_run = as_cuda_run(trial)
+    gpu, _ = run_in_a_copy(chapter, tmp_path / "cuda", cuda_run)
+    cpu_rows, cpu_after = bounds_of(cpu.stdout)
+    gpu_rows, gpu_after = bounds_of(gpu.stdout)
+    elu = {r["activation"]: r["median_ms"] for r in cuda_run["results"]
+           if r["measurement"] == "ELU forward and backward" and r["device"] == "cuda"}
+    for name in cpu_rows:
+        assert gpu_rows[name] == cpu_rows[name] + [f"{elu[name]:.3f}"], "the same bounds, one more column"
+    assert gpu_after == ["", "measured cuda: NVIDIA H200, CUDA 12.8"]
+    traffic = slice(cpu.stdout.index("gt "), cpu.stdout.index("ELU forward and backward, float32"))
+    gpu_traffic = slice(gpu.stdout.index("gt "), gpu.stdout.index("ELU forward and backward, float32"))
+    assert cpu.stdout[traffic] == gpu.stdout[gpu_traffic]
+    assert "GPU: NVIDIA H200, CUDA 12.8" in gpu.stdout and "events ms" in gpu.stdout
 
 
 def test_the_renderer_tabulates_every_row_with_its_provenance(chapter, tmp_path, monkeypatch, capsys):
-    out = tmp_path / "trial.json"
-    assert bench("--device", "cpu", "--out", str(out), *TINY, tmp_path=tmp_path).returncode == 0
-    results = json.loads(out.read_text())
+    results = cpu_trial(tmp_path)
     ns = chapter.run("results_table.py")
     plots = []
     monkeypatch.setattr(ns["plt"], "show", lambda: plots.append(1))
-    ns["show"](results)
-    shown = capsys.readouterr().out
-    assert results["provenance"]["command"] in shown and results["provenance"]["date"] in shown
-    table = shown.split("\n\n", 1)[1].splitlines()
-    assert len(table) == 1 + len(results["results"])
-    for line, row in zip(table[1:], results["results"]):
-        assert line.split()[-3] == f"{row['median_ms']:.3f}" and row["activation"] in line
-    assert plots == [1]
+    for data, median_column in ((results, -1), (as_cuda_run(results), -3)):
+        ns["show"](data)
+        shown = capsys.readouterr().out
+        assert data["provenance"]["command"] in shown and data["provenance"]["date"] in shown
+        table = shown.split("\n\n", 1)[1].splitlines()
+        assert len(table) == 1 + len(data["results"])
+        for line, row in zip(table[1:], data["results"]):
+            assert line.split()[median_column] == f"{row['median_ms']:.3f}" and row["activation"] in line
+    assert plots == [1, 1]
+
+
+# What a GPU can do at best: bytes moved over bandwidth
+
+
+CUSTOM_ELU_KERNELS = [("gt", 5), ("exp", 8), ("sub", 8), ("mul", 8), ("where", 13),  # forward
+                      ("ones_like", 4), ("gt", 5), ("exp", 8), ("mul", 8), ("where", 13), ("mul", 12)]
+
+
+def per_element(kernels, n):
+    return [(name, nbytes / n) for name, nbytes in kernels]
+
+
+def test_the_counter_sees_every_kernel_of_forward_and_backward(chapter):
+    ns = chapter.run("gpu_results.py")
+    n = ns["n"]
+    assert ns["shape"] == (4096, 1024) and n == 4096 * 1024
+    assert per_element(ns["traffic"]["custom ELU"], n) == CUSTOM_ELU_KERNELS
+    assert sum(b for _, b in CUSTOM_ELU_KERNELS[:5]) == 42 and sum(b for _, b in CUSTOM_ELU_KERNELS) == 92
+    composite = per_element(ns["traffic"]["composite ELU"], n)
+    assert len(composite) == 12 and [name for name, _ in composite].count("scalar_tensor") == 2
+    assert [b for name, b in composite if name == "scalar_tensor"] == [4 / n, 4 / n], "a single 0 each"
+    assert sum(b for _, b in composite) == pytest.approx(92, abs=1e-5)
+    assert per_element(ns["traffic"]["F.elu"], n) == [("elu", 8), ("elu_backward", 12)]
+    lines = chapter.shown("gpu_results.py", "traffic").splitlines()
+    assert [(line.split()[0], float(line.split()[1])) for line in lines] == CUSTOM_ELU_KERNELS
+
+
+def test_meta_tensors_count_what_real_tensors_run(chapter):
+    """The same operations, with the same bytes per element, as on real tensors."""
+    ns = chapter.run("gpu_results.py")
+    counter = chapter.run("memory_traffic.py")
+    eager_traffic = ns["eager_traffic"]
+    for name, layer in ns["layers"].items():
+        meta = per_element(eager_traffic(layer, (64, 32)), 64 * 32)
+        z = torch.randn(64, 32, requires_grad=True)
+        traffic = counter["KernelTraffic"]()
+        grad = torch.randn(64, 32)
+        with traffic:
+            layer(z).backward(grad)
+        assert per_element(traffic.kernels, 64 * 32) == meta, name
+    fused = json.loads((ROOT / "bench" / "results" / "elu_performance.json").read_text())
+    assert fused["min_bytes_per_element"] == 20 == sum(b for _, b in per_element(ns["traffic"]["F.elu"], ns["n"]))
+
+
+def test_the_bounds_are_bytes_over_the_data_sheet_bandwidths(chapter):
+    ns = chapter.run("gpu_results.py")
+    assert ns["BANDWIDTH"] == {"A100 SXM 80GB": 2.039e12, "H100 SXM": 3.35e12, "H200 SXM": 4.8e12}
+    rows, after = bounds_of(chapter.shown("gpu_results.py", "bounds"))
+    measured = {r["activation"]: r["median_ms"] for r in json.loads(RESULTS.read_text())["results"]
+                if r["measurement"] == "ELU forward and backward" and r["device"] == "cpu"}
+    for name, kernels in ns["traffic"].items():
+        nbytes = sum(b for _, b in kernels)
+        expected = [str(len(kernels)), f"{nbytes / ns['n']:.0f}"]
+        expected += [f"{nbytes / bw * 1e3:.3f}" for bw in ns["BANDWIDTH"].values()]
+        assert rows[name][:5] == expected
+        assert rows[name][5] == f"{measured[name]:.3f}", "the CPU's measured column"
+    assert rows["custom ELU"][:2] == ["11", "92"] and rows["F.elu"][:2] == ["2", "20"]
+    assert rows["F.elu"][2:5] == ["0.041", "0.025", "0.017"]
+    assert 92 / 20 == 4.6 and 4096 * 1024 * 4 == 16 * 2**20, "4.6 times the bytes; a 16 MiB tensor"
+    if not json.loads(RESULTS.read_text())["provenance"]["gpu"]:
+        assert after == ["", "No CUDA run is recorded: the three GPU columns are bounds, not measurements."]
+
+
+def test_solution_bfloat16_traffic(chapter):
+    lines = chapter.shown("solution_bfloat16_traffic.py").splitlines()
+    table = {line[:18].strip(): line[18:].split() for line in lines[1:]}
+    assert table == {"custom ELU": ["92", "48"], "composite ELU": ["92", "48"], "F.elu": ["20", "10"]}
+    ns = chapter.run("solution_bfloat16_traffic.py")
+    kernels = ns["eager_traffic"](ns["layers"]["custom ELU"], (8, 8), torch.bfloat16)
+    masks = [b / 64 for name, b in kernels if name == "gt"]
+    assert masks == [3, 3], "reads 2 bytes, writes a 1-byte mask"
+    assert torch.empty(1, dtype=torch.bool).element_size() == 1
+    # 4 bytes of masks per element (two written, two read by where); the other 88 halve
+    assert (92 - 4) / 2 + 4 == 48
 
 
 # Mixed precision

@@ -1,7 +1,8 @@
 """Print and plot the file bench/gpu_benchmarks.py writes."""
 import matplotlib.pyplot as plt
 
-HEADER = ("measurement", "device", "activation", "median ms", "unsynced ms", "events ms")
+HEADER = ("measurement", "device", "activation", "median ms")
+GPU_HEADER = ("unsynced ms", "events ms")
 
 
 def ms(value):
@@ -12,18 +13,24 @@ def show(results):
     """Print the provenance and a table of the medians; plot the medians."""
     p, s = results["provenance"], results["settings"]
     print(f"Recorded {p['date']} with: {p['command']}")
-    print(f"GPU: {p['gpu']}, CUDA {p['cuda']}, torch {p['torch']}")
+    if p["gpu"]:
+        print(f"GPU: {p['gpu']}, CUDA {p['cuda']}, torch {p['torch']}")
+    else:
+        print(f"GPU: none, this run measured the CPU only; torch {p['torch']}")
     print(f"CPU: {p['cpu']}, {p['cpu_threads']} threads")
     print(f"MLP {'-'.join(map(str, s['sizes']))}, batch {s['batch']}, "
           f"median of {s['repeats']} after {s['warmup']} warm-up runs\n")
-    rows = [HEADER] + [
-        (r["measurement"], r["device"], r["activation"], ms(r["median_ms"]),
-         ms(r["unsynchronised_median_ms"]), ms(r["cuda_event_median_ms"]))
+    on_gpu = any(r["device"] == "cuda" for r in results["results"])
+    gpu_columns = ("unsynchronised_median_ms", "cuda_event_median_ms") if on_gpu else ()
+    rows = [HEADER + (GPU_HEADER if on_gpu else ())] + [
+        (r["measurement"], r["device"], r["activation"], ms(r["median_ms"]))
+        + tuple(ms(r[column]) for column in gpu_columns)
         for r in results["results"]
     ]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
-        text = [c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        text = [c.ljust(w) if i < 3 else c.rjust(w)
+                for i, (c, w) in enumerate(zip(row, widths))]
         print("  ".join(text))
 
     names = list(dict.fromkeys(r["measurement"] for r in results["results"]))
