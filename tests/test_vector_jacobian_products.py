@@ -2,6 +2,7 @@
 
 import inspect
 
+import pytest
 import torch
 from conftest import ROOT, graphs
 from torch.autograd.functional import jacobian
@@ -147,3 +148,103 @@ def test_torch_autograd_backward_is_behind_backward_and_adds_several_vjps(chapte
     assert torch.allclose(ns["x"].grad, by_parts[0] + by_parts[1]), "the sum of the two VJPs"
     assert torch.allclose(by_parts[1], 2 * x)
     assert chapter.shown("functional_backward.py", "two").endswith("True\n")
+
+
+# Complex numbers
+
+
+def test_complex_grad_is_the_derivatives_along_x_and_y(chapter):
+    ns = chapter.run("complex_gradient.py")
+    z, loss = ns["z"], ns["loss"]
+    assert z.dtype == torch.complex128 and loss(z).dtype == torch.float64, "a real loss"
+    # the loss over the real pairs, differentiated as real: d/dx + i d/dy
+    x = z.detach().real.clone().requires_grad_()
+    y = z.detach().imag.clone().requires_grad_()
+    loss(torch.complex(x, y)).backward()
+    assert torch.allclose(z.grad, torch.complex(x.grad, y.grad), rtol=0, atol=1e-12)
+    assert torch.allclose(ns["numerical"], z.grad, rtol=1e-7, atol=1e-7)
+    lines = chapter.shown("complex_gradient.py", "finite_differences").splitlines()
+    assert lines[-1] == f"largest difference: {(z.grad - ns['numerical']).abs().max():.1e}"
+    assert float(lines[-1].split()[-1]) < 1e-7
+    assert torch.autograd.gradcheck(loss, (z.detach().clone().requires_grad_(),))
+    assert chapter.shown("complex_gradient.py", "real_pairs") == "True\n"
+
+
+def test_complex_grad_is_twice_the_conjugate_wirtinger_derivative(chapter):
+    ns = chapter.run("complex_gradient.py")
+    z, loss, h = ns["z"], ns["loss"], 1e-6
+    wirtinger_conj = []
+    with torch.no_grad():
+        for e in torch.eye(3, dtype=z.dtype):
+            d_x = (loss(z + h * e) - loss(z - h * e)) / (2 * h)
+            d_y = (loss(z + 1j * h * e) - loss(z - 1j * h * e)) / (2 * h)
+            wirtinger_conj.append(0.5 * (d_x + 1j * d_y))
+    assert torch.allclose(z.grad, 2 * torch.stack(wirtinger_conj), atol=1e-7)
+
+
+def test_the_vjp_of_a_holomorphic_function_conjugates_its_derivative(chapter):
+    ns = chapter.run("complex_gradient.py")
+    c = ns["c"]
+    assert c == 2 + 3j
+    assert torch.equal(ns["grad_of_real_part"], torch.full((3,), c.conj(), dtype=torch.complex128))
+    assert chapter.shown("complex_gradient.py", "vjp").splitlines()[-1] == "True"
+    z = ns["z"].detach()
+    assert torch.allclose(ns["vjp"], ns["v"] * torch.exp(z).conj())
+    assert not torch.allclose(ns["vjp"], ns["v"] * torch.exp(z)), "the conjugate matters"
+
+
+def test_minus_the_complex_grad_is_the_steepest_descent(chapter):
+    ns = chapter.run("complex_gradient.py")
+    z, loss = ns["z"].detach(), ns["loss"]
+    g = ns["z"].grad
+    decrease, first_order = ns["decrease"], ns["first_order"]
+    assert decrease > 0 and abs(decrease / first_order - 1) < 1e-3
+    lines = chapter.shown("complex_gradient.py", "descent").splitlines()
+    assert lines == [f"loss decrease: {decrease:.6e}", f"step * |grad|^2: {first_order:.6e}"]
+    # no unit direction has a steeper first-order slope than -g / |g|, whose slope is |g|
+    eps = 1e-7
+    norm = g.abs().pow(2).sum().sqrt()
+    steepest = (loss(z) - loss(z - eps * g / norm)) / eps
+    assert abs(steepest - norm) < 1e-3 * norm
+    torch.manual_seed(1)
+    for _ in range(100):
+        d = torch.randn(3, dtype=torch.complex128)
+        d = d / d.abs().pow(2).sum().sqrt()
+        assert (loss(z) - loss(z + eps * d)) / eps < steepest
+    # a step of -lr * grad on z is the real gradient step on (x, y)
+    xy = torch.view_as_real(z).clone().requires_grad_()
+    loss(torch.view_as_complex(xy)).backward()
+    assert torch.equal(torch.view_as_complex(xy.detach() - 0.1 * xy.grad), z - 0.1 * g)
+
+
+def test_solution_complex_squared_modulus(chapter):
+    ns = chapter.run("solution_complex_squared_modulus.py")
+    z = ns["z"].detach()
+    assert torch.allclose(ns["z"].grad, 2 * z, rtol=0, atol=1e-15)
+    lines = chapter.shown("solution_complex_squared_modulus.py").splitlines()
+    assert lines[2] == "True" and len(lines) == 6
+    for k, line in enumerate(lines[3:]):
+        numbers = line.split("central differences ")[1].split(", 2 z = ")
+        real, imag = numbers[0].split()
+        assert complex(float(real), float(imag.removesuffix("i"))) == pytest.approx(complex(numbers[1]), abs=2e-6)
+        assert numbers[1] == f"{2 * z[k]:.6f}"
+    # dL/d(conj z) of z * conj(z) is z: half of z.grad
+    h = 1e-6
+    e = torch.eye(3, dtype=z.dtype)[0]
+    d_x = (ns["loss"](z + h * e) - ns["loss"](z - h * e)) / (2 * h)
+    d_y = (ns["loss"](z + 1j * h * e) - ns["loss"](z - 1j * h * e)) / (2 * h)
+    assert abs(0.5 * (d_x + 1j * d_y) - z[0]) < 1e-6
+
+
+def test_an_optimizer_steps_a_complex_parameter_as_its_real_pairs(chapter):
+    ns = chapter.run("complex_gradient.py")
+    loss = ns["loss"]
+    z = ns["z"].detach().clone().requires_grad_()
+    xy = torch.view_as_real(z.detach()).clone().requires_grad_()
+    for params, closure in (([z], lambda: loss(z)), ([xy], lambda: loss(torch.view_as_complex(xy)))):
+        optimizer = torch.optim.Adam(params, lr=0.01)
+        for _ in range(3):
+            optimizer.zero_grad()
+            closure().backward()
+            optimizer.step()
+    assert torch.allclose(torch.view_as_real(z.detach()), xy.detach(), atol=1e-12)
