@@ -193,3 +193,54 @@ def test_clipping_leaves_a_small_gradient_alone():
     total = torch.nn.utils.clip_grad_norm_(layer.parameters(), max_norm=1.0)
     assert total < 1.0
     assert all(torch.equal(g, p.grad) for g, p in zip(grads, layer.parameters()))
+
+
+# One hook for several tensors
+
+
+def test_multi_grad_hook_all_runs_once_with_none_for_a_tensor_not_reached(chapter):
+    lines = chapter.shown("multi_grad_hook.py", "all").splitlines()
+    assert lines == ["all: [tensor([1., 1.]), tensor([1., 1.])]", "all: [tensor([1., 1.]), None]"]
+    ns = chapter.run("multi_grad_hook.py")
+    a, b = ns["a"], ns["b"]
+    assert a.grad_fn is not None and b.grad_fn is not None
+
+
+def test_multi_grad_hook_any_runs_once_with_the_first_gradient(chapter):
+    ns = chapter.run("multi_grad_hook.py")
+    (grad,) = ns["calls"]
+    assert torch.equal(grad, torch.ones(2)), "b's gradient: a's would be all threes"
+    assert chapter.shown("multi_grad_hook.py", "any") == "any: tensor([1., 1.])\n"
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    a, b = 2 * x, x.exp()
+    seen = []
+    torch.autograd.graph.register_multi_grad_hook((a, b), seen.append, mode="any")
+    (3 * a + b).sum().backward()
+    assert len(seen) == 1
+
+
+def test_retain_grad_stores_the_gradient_after_the_other_hooks_whatever_the_order(chapter):
+    ns = chapter.run("multi_grad_hook.py")
+    h, x = ns["h"], ns["x"]
+    assert h.retains_grad and torch.equal(h.grad, torch.tensor([12.0, 24.0]))
+    assert torch.equal(h.grad, 4 * h.detach()) and torch.equal(x.grad, 3 * h.grad)
+    assert chapter.shown("multi_grad_hook.py", "retain_grad") == "True tensor([12., 24.])\n"
+    for retain_first in (True, False):
+        leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = 3 * leaf
+        if retain_first:
+            y.retain_grad()
+        y.register_hook(lambda g: 2 * g)
+        if not retain_first:
+            y.retain_grad()
+        (y * y).sum().backward()
+        assert torch.equal(y.grad, 4 * y.detach())
+
+
+def test_solution_layer_gradient_norm(chapter):
+    lines = chapter.shown("solution_layer_gradient_norm.py").splitlines()
+    assert len(lines) == 4
+    hooked = [line.split(":")[1].strip() for line in lines[0::2]]
+    after = [line.split(":")[1].strip() for line in lines[1::2]]
+    assert lines[0].startswith("first layer's gradient norm") and lines[1].startswith("from .grad")
+    assert hooked == after and hooked[0] != hooked[1]
