@@ -436,3 +436,63 @@ def test_solution_inference_features(chapter):
     w = head.weight.detach().clone().requires_grad_()
     (features @ w.T).sum().backward()
     assert torch.allclose(w.grad, features.sum(dim=0, keepdim=True))
+
+
+# Switching recording back on
+
+
+def test_enable_grad_records_inside_no_grad_but_not_inside_inference_mode(chapter):
+    lines = chapter.shown("nested_modes.py", "nested").splitlines()
+    assert lines == ["False True False", "False True"]
+    ns = chapter.run("nested_modes.py")
+    assert ns["b"].grad_fn.name() == "MulBackward0" and ns["a"].grad_fn is None is ns["c"].grad_fn
+    assert ns["d"].is_inference() and ns["d"].grad_fn is None
+    with torch.inference_mode(), torch.enable_grad():
+        assert torch.is_grad_enabled() and torch.is_inference_mode_enabled()
+
+
+def test_an_enable_grad_function_computes_its_gradient_under_no_grad(chapter):
+    ns = chapter.run("nested_modes.py")
+    assert chapter.shown("nested_modes.py", "decorator") == "tensor([2., 4.])\n"
+    with torch.no_grad():
+        assert torch.equal(ns["squared_norm_gradient"](ns["x"]), 2 * ns["x"].detach())
+        assert not torch.is_grad_enabled(), "the decorator restores the mode on return"
+
+
+def test_forward_ad_runs_under_no_grad_and_set_grad_enabled_not_inference_mode(chapter):
+    assert chapter.shown("nested_modes.py", "forward_ad") == (
+        "no_grad                  tangent of dual * 3: tensor([3., 3.])\n"
+        "set_grad_enabled(False)  tangent of dual * 3: tensor([3., 3.])\n"
+        "inference_mode           tangent of dual * 3: None\n")
+    for switch in (torch.no_grad(), torch.set_grad_enabled(False)):
+        with switch:
+            assert not torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+
+
+def test_allow_mutation_on_saved_tensors_keeps_the_saved_value(chapter):
+    ns = chapter.run("mutation_on_saved.py")
+    assert torch.equal(ns["s"], torch.tensor([30.0, 40.0])) and torch.equal(ns["w"].grad, torch.tensor([3.0, 4.0]))
+    assert chapter.shown("mutation_on_saved.py", "allow") == "tensor([30., 40.]) tensor([3., 4.])\n"
+    w, s = torch.tensor([1.0, 2.0], requires_grad=True), torch.tensor([3.0, 4.0])
+    y = (w * s).sum()
+    s.mul_(10)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+    # a copy is made when a saved tensor is changed, and only then
+    w, s = torch.tensor([1.0, 2.0], requires_grad=True), torch.tensor([3.0, 4.0])
+    with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
+        y = (w * s).sum()
+        assert not ctx.cloned
+        s.mul_(10)
+        assert len(ctx.cloned) == 1
+    with pytest.raises(AssertionError, match="outside of the 'allow_mutation_on_saved_tensors' context"):
+        y.backward()
+
+
+def test_solution_gradient_under_no_grad(chapter):
+    lines = chapter.shown("solution_gradient_under_no_grad.py").splitlines()
+    assert lines[0] == "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+    ns = chapter.run("solution_gradient_under_no_grad.py")
+    with torch.no_grad():
+        grad = torch.enable_grad()(ns["saliency"])(ns["model"], ns["batch"])
+    assert torch.equal(grad, ns["model"].weight.detach().expand(2, 3))
