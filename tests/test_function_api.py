@@ -309,3 +309,67 @@ def test_a_backward_that_computes_in_place_differentiates_correctly(chapter):
     assert torch.equal(ns["second"], 6 * x), "the second derivative of x**3, exactly"
     assert "mul_(" in chapter.path("inplace_backward_twice.py").read_text()
     assert chapter.shown("inplace_backward_twice.py").splitlines()[-1] == "True", "gradgradcheck passes"
+
+
+# has_aux, a vmap staticmethod, set_materialize_grads
+
+
+def test_has_aux_returns_the_second_value_undifferentiated(chapter):
+    ns = chapter.run("has_aux.py")
+    x, y, w = ns["x"], ns["y"], ns["w"]
+    expected = 2 * x.T @ (x @ w - y) / len(y)
+    assert torch.allclose(ns["gradient"], expected)
+    assert torch.equal(ns["predictions"], x @ w)
+    lines = chapter.shown("has_aux.py", "grad").splitlines()
+    assert lines == [str(ns["gradient"]), str(ns["predictions"])]
+    assert chapter.shown("has_aux.py", "vjp") == f"{ns['loss']!r} True\n"
+    assert torch.allclose(ns["loss"], ((x @ w - y) ** 2).mean())
+    for transform in (torch.func.grad, torch.func.vjp, torch.func.jacrev, torch.func.jacfwd):
+        assert "has_aux" in inspect.signature(transform).parameters
+
+
+def test_a_vmap_staticmethod_batches_the_function_by_hand(chapter):
+    ns = chapter.run("vmap_staticmethod.py")
+    zs = ns["zs"]
+    assert ns["columns"].shape == (3, 4) and torch.equal(ns["columns"], ns["ELUBatched"].apply(zs, 0.5).T)
+    assert torch.equal(ns["rows"], torch.where(zs > 0, 1.0, 0.5 * torch.exp(zs)))
+    assert chapter.shown("vmap_staticmethod.py", "batched") == (
+        "torch.Size([3, 4]) True\nTrue\n"
+        "batch 3, in_dims (1, None), z (4, 3)\nbatch 4, in_dims (0, None), z (4, 3)\n")
+    assert not getattr(ns["ELUBatched"], "generate_vmap_rule", False), "the rule is ours"
+
+    class OldStyle(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, z):
+            return 2 * z
+
+        @staticmethod
+        def backward(ctx, g):
+            return 2 * g
+
+        @staticmethod
+        def vmap(info, in_dims, z):
+            return OldStyle.apply(z), in_dims[0]
+
+    with pytest.raises(RuntimeError, match="must override the setup_context"):
+        vmap(OldStyle.apply)(torch.ones(3, 2))
+
+
+def test_backward_gets_zeros_for_an_unused_output_or_none_when_not_materialized(chapter):
+    assert chapter.shown("materialize_grads.py", "zeros") == (
+        "backward got: tensor([1., 1., 1.]) tensor([0., 0., 0.])\n")
+    assert chapter.shown("materialize_grads.py", "none") == (
+        "backward got: tensor([1., 1., 1.]) None\ntensor([2., 2., 2.])\n")
+    ns = chapter.run("materialize_grads.py")
+    for function in (ns["DoubleAndTriple"], ns["DoubleAndTripleLazy"]):
+        x = torch.ones(3, requires_grad=True)
+        double, triple = function.apply(x)
+        (double.sum() + triple.sum()).backward()
+        assert torch.equal(x.grad, torch.full((3,), 5.0)), "both used: 2 + 3"
+
+
+def test_solution_grad_and_value(chapter):
+    lines = chapter.shown("solution_grad_and_value.py").splitlines()
+    assert lines[0] == lines[1] and lines[2] == "True True"
+    ns = chapter.run("solution_grad_and_value.py")
+    assert torch.equal(ns["loss"], ns["loss_fn"](ns["w"]))
