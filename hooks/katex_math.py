@@ -59,13 +59,20 @@ def katex():
     return state["proc"]
 
 
+def tex(m):
+    """A formula's TeX. Two formulas side by side in one display (`\\qquad` between them) may go
+    one under the other on a narrow screen: KaTeX breaks a line only after a relation or an
+    operator, or where TeX says `\\allowbreak`."""
+    return re.sub(r"\\qquad(?!\\allowbreak)", r"\\qquad\\allowbreak ", html.unescape(m[3]).strip())
+
+
 def on_post_page(content, page, config):
-    """After the search plugin has read the page: search indexes each formula once, as
-    text (hooks/search_math.py), and does not parse KaTeX's thousands of spans (HTML, MathML and TeX again)."""
+    """After the search plugin has read the page: search indexes each formula once, as text
+    (hooks/search_math.py), and does not parse KaTeX's thousands of spans (HTML, MathML, TeX)."""
     found = list(MATH.finditer(content))
     if not found:
         return content
-    formulas = {f"{m[2]}{html.unescape(m[3]).strip()}": None for m in found}
+    formulas = {f"{m[2]}{tex(m)}": None for m in found}
     missing = [key for key in formulas if key not in state["cache"]]
     if missing:
         proc = katex()
@@ -79,7 +86,7 @@ def on_post_page(content, page, config):
         state["used"][key] = state["cache"][key]
 
     def typeset(m):
-        return f'<{m[1]} class="arithmatex">{state["cache"][m[2] + html.unescape(m[3]).strip()]}</{m[1]}>'
+        return f'<{m[1]} class="arithmatex">{state["cache"][m[2] + tex(m)]}</{m[1]}>'
 
     return MATH.sub(typeset, content)
 
