@@ -650,3 +650,67 @@ def test_solution_bfloat16_range(chapter):
     assert abs(grads["torch.bfloat16"] - 1e-8) < 1e-10
     assert torch.finfo(torch.bfloat16).max > 1e38 and torch.finfo(torch.bfloat16).tiny == torch.finfo(torch.float32).tiny
     assert torch.finfo(torch.bfloat16).eps == 8 * torch.finfo(torch.float16).eps
+
+
+# Clipping, accumulating, pinned memory
+
+
+def test_unscale_before_clipping_clips_the_true_gradients(chapter):
+    lines = chapter.shown("scaler_clip_accumulate.py", "clip").splitlines()
+    scaled, true, clipped = (float(line.split(":")[1]) for line in lines)
+    assert scaled / true == pytest.approx(65536, rel=1e-4), "scaled by the initial scale"
+    assert true > 1 and clipped == pytest.approx(1.0, abs=1e-4)
+    ns = chapter.run("scaler_clip_accumulate.py")
+    assert ns["norm"].item() == pytest.approx(true, abs=1e-4)
+    # step does not unscale again after unscale_: the update is lr times the clipped gradient
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 1)
+    before = model.weight.detach().clone()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(model(torch.randn(8, 4)).pow(2).mean()).backward()
+    scaler.unscale_(optimizer)
+    grad = model.weight.grad.clone()
+    scaler.step(optimizer)
+    assert torch.allclose(model.weight.detach(), before - 0.1 * grad)
+
+
+def test_accumulated_micro_batches_give_the_full_batch_gradient(chapter):
+    shown = chapter.shown("scaler_clip_accumulate.py", "accumulate")
+    difference = float(shown.rsplit(":", 1)[1])
+    assert 0 < difference < 1e-3
+    ns = chapter.run("scaler_clip_accumulate.py")
+    assert ns["scaler"].get_scale() == 65536.0, "one update, after one good step: the scale kept"
+    # without autocast, the same accumulation matches to float32 rounding
+    x, y = ns["x"], ns["y"]
+    torch.manual_seed(1)
+    model = torch.nn.Linear(16, 1)
+    full = torch.nn.Linear(16, 1)
+    full.load_state_dict(model.state_dict())
+    for micro_x, micro_y in zip(x.split(8), y.split(8)):
+        (((model(micro_x) - micro_y) ** 2).mean() / 4).backward()
+    ((full(x) - y) ** 2).mean().backward()
+    assert (model.weight.grad - full.weight.grad).abs().max() < 1e-6
+
+
+def test_pinned_memory_needs_a_gpu(chapter):
+    shown = chapter.shown("pinned_copy.py", "pinned")
+    if CUDA:
+        assert shown == f"pinned: False\npinned: True\n{chapter.run('pinned_copy.py')['on_device'].device}\n"
+    else:
+        assert shown == "pinned: False\nRuntimeError: Cannot access accelerator device when none is available.\n"
+
+
+@pytest.mark.cuda
+def test_a_non_blocking_copy_from_pinned_memory_arrives_whole(chapter):
+    ns = chapter.run("pinned_copy.py")
+    torch.cuda.synchronize()
+    assert ns["pinned"].is_pinned() and ns["on_device"].device.type == "cuda"
+    assert torch.equal(ns["on_device"].cpu(), ns["batch"])
+
+
+def test_solution_clip_before_unscale(chapter):
+    lines = chapter.shown("solution_clip_before_unscale.py").splitlines()
+    moved = [float(line.rsplit(" ", 1)[1]) for line in lines]
+    assert lines[0].startswith("unscale_ first: True") and lines[1].startswith("unscale_ first: False")
+    assert moved[0] / moved[1] == pytest.approx(65536, rel=0.01), "65536 times too short"
