@@ -12,7 +12,7 @@ import sys
 
 import pytest
 import torch
-from conftest import ROOT, kind
+from conftest import ROOT, kind, printed, warnings_in
 
 BENCH = ROOT / "bench" / "saving_memory.py"
 DATA = ROOT / "bench" / "results" / "saving_memory.json"
@@ -288,3 +288,79 @@ def test_checkpoint_inputs_go_through_a_compressing_hook(chapter):
     forward_input, recomputed_input = seen
     assert torch.equal(recomputed_input, forward_input.to(torch.bfloat16).float())
     assert not torch.equal(recomputed_input, forward_input)
+
+
+# The reentrant checkpoint, dropout, selective checkpointing
+
+
+def test_the_reentrant_checkpoint_needs_an_input_that_requires_grad(chapter):
+    assert chapter.shown("reentrant_checkpoint.py", "needs_grad") == (
+        "parameters with a gradient: 2 of 18\nwith an input that requires grad: True\n")
+    warned = [w["message"] for w in warnings_in(chapter.outputs("reentrant_checkpoint.py", "needs_grad"))]
+    assert warned == ["None of the inputs have requires_grad=True. Gradients will be None"]
+    ns = chapter.run("reentrant_checkpoint.py")
+    model, x = ns["model"], ns["x"]
+    assert not x.requires_grad
+    model.zero_grad()
+    ns["reentrant_loss"](x).backward()
+    with_grad = [name for name, p in model.named_parameters() if p.grad is not None]
+    assert with_grad == ["8.weight", "8.bias"], "the head only"
+
+
+def test_the_reentrant_checkpoint_refuses_autograd_grad_and_recomputes_to_the_end(chapter):
+    shown = chapter.shown("reentrant_checkpoint.py", "autograd_grad")
+    assert shown.startswith("RuntimeError: When use_reentrant=True, torch.utils.checkpoint is incompatible "
+                            "with .grad() or passing an `inputs` parameter to .backward().")
+    assert chapter.shown("reentrant_checkpoint.py", "recompute") == "block forwards: 16 started, 16 finished\n"
+    plain = chapter.shown("checkpoint_blocks.py", "checkpoint")
+    assert "after backward: 16 block forwards started, 8 finished" in plain, "non-reentrant: none finishes"
+
+
+def test_without_use_reentrant_2_13_warns_and_runs_the_reentrant_checkpoint(chapter):
+    outputs = chapter.outputs("reentrant_checkpoint.py", "default")
+    messages = [w["message"] for w in warnings_in(outputs)]
+    assert any("the use_reentrant parameter should be passed explicitly" in m
+               and "Starting in PyTorch 2.9" in m for m in messages)
+    assert printed(outputs) == "requires grad: False\n"
+    assert torch.__version__.startswith("2.13.0")
+    layer = torch.nn.Linear(3, 3)
+    with pytest.warns(UserWarning):
+        out = torch.utils.checkpoint.checkpoint(layer, torch.randn(2, 3, requires_grad=True))
+    assert out.grad_fn.name() == "CheckpointFunctionBackward", "the reentrant Function"
+
+
+def test_preserve_rng_state_makes_the_recomputed_dropout_mask_the_same(chapter):
+    assert chapter.shown("checkpoint_options.py", "dropout") == (
+        "preserve_rng_state=True   same gradient: True\n"
+        "preserve_rng_state=False  same gradient: False\n")
+
+
+def test_selective_checkpointing_keeps_the_matmuls_and_recomputes_the_elus(chapter):
+    assert chapter.shown("checkpoint_options.py", "selective") == (
+        "whole segment  recomputed in backward: {'addmm': 8, 'elu': 7}\n"
+        "selective      recomputed in backward: {'addmm': 0, 'elu': 7}\n")
+    ns = chapter.run("checkpoint_options.py")
+    model, x, labels = ns["model"], ns["x"], ns["labels"]
+    ckpt = torch.utils.checkpoint
+    kept = []
+
+    def recording(ctx, op, *args, **kwargs):
+        decision = ns["save_matmuls"](ctx, op, *args, **kwargs)
+        if not ctx.is_recompute and decision == ckpt.CheckpointPolicy.MUST_SAVE:
+            kept.append(op)
+        return decision
+
+    plain = ns["gradients"](model, torch.nn.functional.cross_entropy(model(x), labels))
+    h = ckpt.checkpoint(model[:-1], x, use_reentrant=False,
+                        context_fn=lambda: ckpt.create_selective_checkpoint_contexts(recording))
+    grads = ns["gradients"](model, torch.nn.functional.cross_entropy(model[-1](h), labels))
+    assert kept == [torch.ops.aten.addmm.default] * 8
+    assert all(torch.equal(g, p) for g, p in zip(grads, plain)), "the same gradients"
+    assert 8 * 128 * 1024 * 4 == 4 * 2**20, "4 MiB of matmul outputs"
+    # the plain model stores 16 activations of that size: the 8 kept are half
+    count = chapter.shown("count_saved.py", "count")
+    assert "16 x   524,288 bytes" in count
+
+
+def test_solution_save_elu_outputs(chapter):
+    assert chapter.shown("solution_save_elu_outputs.py") == "recomputed in backward: {'addmm': 8, 'elu': 0}\n"
