@@ -465,6 +465,17 @@ def test_page_fits_a_390_px_screen_in_dark_mode(browser, urls, name):
     page.context.close()
 
 
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_a_notebook_page_opens_on_its_chapter_not_on_setup(browser, urls, chapter):
+    """At 1280x800 the first section heading is within the first one and a half screens: the
+    install cell is only in the .ipynb, the helper modules' code is folded."""
+    page = open_page(browser, urls[f"notebooks/{chapter}"], height=800)
+    top = page.evaluate("document.querySelector('.md-content h2').getBoundingClientRect().top + scrollY")
+    assert top <= 1.5 * 800, f"the first section starts at {top:.0f} px"
+    assert not page.locator(".md-content details.snippet-setup[open]").count()
+    page.context.close()
+
+
 def test_every_chapter_offers_its_notebook(browser, urls, site_url):
     page = open_page(browser, urls["autograd_basics"])
     link = page.locator("p.notebook-download a", has_text="Jupyter notebook")

@@ -170,9 +170,9 @@ class Runner:
             self.store(key, result)
         return result
 
-    def run_code(self, code):
-        """Run `code` as `python -c code` would in an empty folder (never cached)."""
-        return self.run_uncached({"code": code}, Path("<string>"), "python -c")
+    def run_code(self, code, cwd=None):
+        """Run `code` as `python -c code` would in an empty folder, or in `cwd` (never cached)."""
+        return self.run_uncached({"code": code, **({"cwd": str(cwd)} if cwd else {})}, Path("<string>"), "python -c")
 
     def run_in_place(self, path):
         """Run a file as `cd its/folder && python file.py` would (never cached)."""
