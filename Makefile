@@ -20,6 +20,7 @@ build: setup
 	$(BIN)/mkdocs build --strict
 
 bench: setup
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --group bench -c constraints.txt
 	$(BIN)/python bench/build_time.py
 
 report: setup
