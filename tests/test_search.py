@@ -21,7 +21,7 @@ HIGHER_ORDER = "Double backward and forward mode"
 DEBUGGING = "Debugging gradients"
 MEMORY = "Saving memory"
 OPERATORS = "Custom operators for torch.compile"
-INDEX_PAGES = {"Autograd Inside Out", "Notebooks"}
+INDEX_PAGES = {"Autograd Inside Out", "Home", "Notebooks"}
 
 # Each query the page sends to Material's search worker gets one reply. Counting both sides
 # tells when the list shows the results of the last character typed, not of an earlier one.

@@ -1,0 +1,55 @@
+"""The home page: in one screen at 1280 x 800, what the site is for, what it does that other
+documentation does not, and the step-through viewer of the first gradient, working right there
+(hooks/home_demo.py copies it from Autograd basics)."""
+
+import pytest
+from conftest import ROOT
+from test_browser import browser, site_url, urls  # noqa: F401  (fixtures)
+
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+
+
+def open_page(browser, url, scheme="light", width=1280, height=800):  # noqa: F811
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    page = context.new_page()
+    page.errors = []
+    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(url, wait_until="load")
+    return page
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_first_screen_says_why_and_shows_the_engine_at_work(browser, urls, scheme):  # noqa: F811
+    page = open_page(browser, urls["home"], scheme=scheme, width=1280, height=800)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / f"home-1280x800-{scheme}.png")
+    for selector in [".home-hero__text ul", ".home-hero__demo .highlight", ".snippet-steps__graph svg",
+                     ".snippet-steps__controls button[data-go='1']"]:
+        box = page.locator(selector).first.bounding_box()
+        assert box and box["y"] + box["height"] <= 800, f"{selector} is not on the first screen: {box}"
+    text = page.locator(".home-hero__text").inner_text()
+    for claim in ["produced by running", "copy runs", "step by step", "claim is tested"]:
+        assert claim in text
+    counter = page.locator(".snippet-steps__counter").first
+    assert counter.inner_text() == "Step 1 of 5"
+    page.locator(".snippet-steps__controls button[data-go='1']").first.click()
+    assert counter.inner_text() == "Step 2 of 5"
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_home_page_fits_a_phone(browser, urls, scheme):  # noqa: F811
+    page = open_page(browser, urls["home"], scheme=scheme, width=390, height=800)
+    page.screenshot(path=SHOTS / f"home-390-{scheme}.png", full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.context.close()
+
+
+def test_the_home_page_leads_by_goal_to_the_chapters(browser, urls):  # noqa: F811
+    page = open_page(browser, urls["home"])
+    rows = page.locator("h2:has-text('what you want to do') + * tr").all_inner_texts()
+    for goal in ["backward()", "differentiable operation", "NaN gradient", "memory", "torch.compile"]:
+        assert any(goal in row for row in rows), goal
+    page.context.close()
