@@ -322,3 +322,60 @@ def test_solution_graph_break(chapter):
     torch._dynamo.reset()
     z = ns["z"]
     assert torch.allclose(z.grad, 2 * torch.where(z > 0, 1.0, torch.exp(z.detach())))
+
+
+# What an operator may do with its inputs
+
+
+def test_an_operator_output_may_not_be_its_input(chapter):
+    assert chapter.shown("mutating_op.py", "alias") == (
+        "The output of this custom operator (1) must not also be an input to this custom operator and "
+        "(2) may not alias any inputs to this custom operator or other returns.\n")
+    ns = chapter.run("mutating_op.py")
+    out = ns["relu_or_same"](torch.tensor([-1.0, 2.0]))
+    assert torch.equal(out, torch.tensor([0.0, 2.0])), "the branch that computes a new tensor is fine"
+    assert "return z.clone()" in chapter.path("opaque_body.py").read_text()
+
+
+def test_a_declared_mutation_works_eager_and_compiled_and_passes_opcheck(chapter):
+    lines = chapter.shown("mutating_op.py", "mutating").splitlines()
+    expected = torch.nn.functional.elu(torch.tensor([-1.0, 2.0]))
+    assert lines[0] == lines[1] == str(expected)
+    assert lines[2] == str({name: "SUCCESS" for name in
+                            ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")})
+    ns = chapter.run("mutating_op.py")
+    assert "Tensor(a0!) z" in str(ns["elu_"]._opoverload._schema), "the schema marks z as written"
+    from torch._dynamo.backends.common import aot_autograd
+    codes = []
+
+    def keep(gm, inputs):
+        codes.append(gm.code)
+        return gm
+
+    z = torch.tensor([-1.0, 2.0])
+    torch.compile(lambda z: ns["elu_"](z, 1.0), backend=aot_autograd(fw_compiler=keep), fullgraph=True)(z)
+    assert "auto_functionalized" in codes[0] and "copy_" not in codes[0], "a new value in the graph"
+    assert torch.equal(z, expected), "copied back into z"
+
+
+def test_opcheck_finds_an_undeclared_mutation(chapter):
+    assert chapter.shown("mutating_op.py", "undeclared") == (
+        "OpCheckError: opcheck(op, ...): test_schema failed with Argument z is not defined as mutable "
+        "but was mutated\n")
+
+
+def test_a_kernel_registered_for_the_cpu_replaces_the_default_there(chapter):
+    shown = chapter.shown("mutating_op.py", "by_device")
+    ns = chapter.run("mutating_op.py")
+    kernel = "the default kernel" if torch.cuda.is_available() else "the CPU kernel"
+    assert shown.splitlines()[0] == kernel
+    assert torch.allclose(ns["elu_by_device"](torch.tensor([-1.0, 2.0]), 1.0),
+                          torch.nn.functional.elu(torch.tensor([-1.0, 2.0])))
+    assert callable(torch.library.triton_op) and callable(torch.library.wrap_triton)
+    assert "makes the implementation visible" in torch.library.triton_op.__doc__
+    assert "treats\n    custom operators as opaque" in torch.library.triton_op.__doc__
+
+
+def test_solution_view_output(chapter):
+    assert chapter.shown("solution_view_output.py") == (
+        "first_row: RuntimeError, aliasing: True\nfirst_row_copy: tensor([0., 1., 2.])\n")
