@@ -44,7 +44,7 @@ class Include:
 
     def numbered(self):
         """(line number in the file, text) of each line the block shows, without section markers."""
-        lines = self.path.read_text(encoding="utf-8").splitlines()
+        lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()  # a bad file fails its run
         first, last = self.first or 1, self.last or len(lines)
         return [(n, line) for n, line in enumerate(lines[first - 1:last], first) if not MARKER.search(line)]
 
@@ -118,7 +118,7 @@ def missing_file(file, snippets_dir):
 
 def line_range(path, select):
     """The (first, last) lines an include shows: a section's marker lines, or a line range."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
     if re.fullmatch(r"\d+(:\d+)?", select):
         first, _, last = select.partition(":")
         first, last = int(first), int(last or first)

@@ -281,7 +281,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
     def fold(self, code, what):
         """Code folded away: "N lines of <what>", opened on demand."""
-        title = f"{code.count(chr(10)) + 1} lines of {what}"
+        lines = code.count("\n") + 1
+        title = f"{lines} line{'s' * (lines != 1)} of {what}"
         return (f'<details class="snippet-setup"><summary>{title}</summary>'
                 f"{self.pages.highlighted(code + chr(10))}</details>")
 

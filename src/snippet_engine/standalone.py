@@ -182,10 +182,10 @@ class Statement:
 def parsed(path, mtime_ns):
     """The top-level statements of a file (parsed once for each version of it); None when
     Python cannot parse it (the run reports that)."""
-    source = path.read_text(encoding="utf-8")
     try:
+        source = path.read_text(encoding="utf-8")
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError):  # ValueError: not UTF-8, or a NUL byte
         return None
     lines = source.splitlines()
     statements, previous_end = [], 0
