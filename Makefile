@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test build bench report setup system-deps clean
+.PHONY: serve test build offline bench report setup system-deps clean
 
 serve: setup
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(PORT) --livereload
@@ -16,8 +16,21 @@ serve: setup
 test: setup
 	$(BIN)/pytest
 
+# The site to publish, in site/: pages with folder URLs, and downloads/$(OFFLINE_ZIP) that every
+# page's footer links, the same site built to be read from disk (hooks/offline.py).
+OFFLINE_ZIP := autograd-inside-out.zip
+
 build: setup
-	$(BIN)/mkdocs build --strict
+	OFFLINE_DOWNLOAD=downloads/$(OFFLINE_ZIP) $(BIN)/mkdocs build --strict
+	@$(MAKE) --no-print-directory offline
+
+# The copy read from disk (file://): unzip it and open autograd-inside-out/index.html.
+offline: setup
+	rm -rf .cache/offline
+	OFFLINE=1 $(BIN)/mkdocs build --strict --site-dir .cache/offline/autograd-inside-out
+	mkdir -p site/downloads
+	rm -f site/downloads/$(OFFLINE_ZIP)
+	cd .cache/offline && ../../$(BIN)/python -m zipfile -c ../../site/downloads/$(OFFLINE_ZIP) autograd-inside-out
 
 bench: setup
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --group bench -c constraints.txt

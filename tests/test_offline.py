@@ -1,0 +1,85 @@
+"""The copy of the site read from disk: built with OFFLINE=1 (Material's offline plugin,
+hooks/offline.py) and opened with file:// in Chromium, as a reader who unzipped it would."""
+
+import re
+
+import pytest
+from conftest import CHAPTERS, ROOT, mkdocs
+from test_browser import FLAGS, browser  # noqa: F401  (fixtures)
+
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def offline_site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("offline") / "autograd-inside-out"
+    build = mkdocs(ROOT, "build", "--strict", "--site-dir", str(out), env={"OFFLINE": "1"})
+    assert build.returncode == 0, build.stderr
+    return out
+
+
+def open_file(browser, path, width=1280):  # noqa: F811
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.errors, page.requests = [], []
+    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("request", lambda r: page.requests.append(r.url))
+    # Chromium does not load a favicon from disk (the file is there): not an error of the page.
+    page.on("requestfailed", lambda r: r.url.endswith("/favicon.png") or page.errors.append(f"failed: {r.url}"))
+    page.goto(path.as_uri(), wait_until="load")
+    return page
+
+
+def test_every_link_of_the_navigation_opens_its_page(browser, offline_site):  # noqa: F811
+    page = open_file(browser, offline_site / "index.html")
+    links = page.eval_on_selector_all("nav.md-nav--primary a.md-nav__link[href]", "as => as.map(a => a.href)")
+    assert len(links) >= 2 * len(CHAPTERS)
+    for url in sorted(set(links)):
+        assert url.startswith("file://") and url.split("#")[0].endswith(".html"), url
+        page.goto(url, wait_until="load")
+        assert page.locator(".md-content article h1").count() == 1, f"{url}: not a page of the site"
+    assert not page.errors, page.errors
+    assert all(u.startswith(("file://", "data:", "blob:", "about:")) for u in page.requests), page.requests
+    page.context.close()
+
+
+def test_search_finds_results_from_disk(browser, offline_site):  # noqa: F811
+    page = open_file(browser, offline_site / "index.html")
+    page.locator("input.md-search__input").click()
+    page.keyboard.type("gradcheck")
+    first = page.locator(".md-search-result__item h1").first
+    first.wait_for(timeout=15_000)
+    assert first.inner_text() == "Custom autograd Functions"
+    page.screenshot(path=SHOTS / "offline-search.png")
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+@pytest.mark.parametrize("name", ["autograd_basics", "custom_functions", "saving_memory"])
+def test_math_graphs_figures_and_the_viewer_work_from_disk(browser, offline_site, name):  # noqa: F811
+    page = open_file(browser, offline_site / f"{name}.html")
+    page.add_style_tag(content=".md-typeset * { content-visibility: visible !important }")
+    page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
+    page.wait_for_function("[...document.images].every(i => i.complete)")
+    assert page.evaluate("[...document.images].filter(i => !i.naturalWidth).map(i => i.src)") == []
+    assert page.locator(".katex").count() > 0
+    assert page.evaluate("document.fonts.check('16px KaTeX_Main')"), "KaTeX's fonts did not load"
+    viewer = page.locator("figure.snippet-steps")
+    if viewer.count():
+        counter = viewer.first.locator(".snippet-steps__counter")
+        before = counter.inner_text()
+        viewer.first.locator("button[data-go='1']").click()
+        assert counter.inner_text() != before
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_the_served_build_keeps_folder_urls_and_links_the_copy_when_make_build_makes_it(tmp_path):
+    out = tmp_path / "site"
+    build = mkdocs(ROOT, "build", "--strict", "--site-dir", str(out),
+                   env={"OFFLINE_DOWNLOAD": "downloads/autograd-inside-out.zip"})
+    assert build.returncode == 0, build.stderr
+    assert (out / "autograd_basics" / "index.html").is_file()
+    for page in [out / "index.html", out / "gpu" / "index.html"]:
+        assert re.search(r'<a href="(\.\./)?downloads/autograd-inside-out\.zip" download>', page.read_text()), page
