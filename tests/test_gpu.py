@@ -295,8 +295,8 @@ def run_in_a_copy(chapter, tmp_path, data=None):
 def bounds_of(stdout):
     """The bounds table: {variant: the numbers of its line}, and the lines after it."""
     table = stdout[stdout.index("ELU forward and backward, float32 z"):]
-    rows = {line[:14].strip(): line[14:].split() for line in table.splitlines()[4:7]}
-    return rows, table.splitlines()[7:]
+    rows = {line[:13].strip(): line[13:].split() for line in table.splitlines()[5:8]}
+    return rows, table.splitlines()[8:]
 
 
 def test_the_page_depends_on_the_file_and_shows_the_bounds_without_it(chapter, tmp_path):
@@ -324,7 +324,7 @@ def test_a_recorded_cuda_run_adds_its_column_beside_the_bounds_and_nothing_else(
            if r["measurement"] == "ELU forward and backward" and r["device"] == "cuda"}
     for name in cpu_rows:
         assert gpu_rows[name] == cpu_rows[name] + [f"{elu[name]:.3f}"], "the same bounds, one more column"
-    assert gpu_after == ["", "measured cuda: NVIDIA H200, CUDA 12.8"]
+    assert gpu_after == ["", "cuda ms: measured on NVIDIA H200, CUDA 12.8"]
     traffic = slice(cpu.stdout.index("gt "), cpu.stdout.index("ELU forward and backward, float32"))
     gpu_traffic = slice(gpu.stdout.index("gt "), gpu.stdout.index("ELU forward and backward, float32"))
     assert cpu.stdout[traffic] == gpu.stdout[gpu_traffic]

@@ -48,20 +48,22 @@ devices = [d for d in ("cpu", "cuda") if any(d == key[1] for key in measured)]
 
 print(f"ELU forward and backward, float32 z of {shape[0]} x {shape[1]}: "
       f"{n:,} elements")
-print("A100, H100, H200: bound (ms) = bytes moved / data-sheet memory bandwidth,"
-      " not measured\n")
-print(f"{'':14}{'kernels':>8}{'B/elem':>7}"
-      + "".join(f"{gpu:>14}" for gpu in BANDWIDTH)
-      + "".join(f"{'measured ' + d:>14}" for d in devices))
+print("bound (ms) = bytes moved / memory bandwidth on the data sheet, not measured:")
+print(", ".join(f"{gpu} {bandwidth / 1e12:g} TB/s"
+                for gpu, bandwidth in BANDWIDTH.items()) + "\n")
+print(f"{'':13}{'kernels':>8}{'B/elem':>7}"
+      + "".join(f"{gpu.split()[0] + ' bound':>11}" for gpu in BANDWIDTH)
+      + "".join(f"{d + ' ms':>9}" for d in devices))
 for name, kernels in traffic.items():
     nbytes = sum(b for _, b in kernels)
     bounds = [nbytes / bandwidth * 1e3 for bandwidth in BANDWIDTH.values()]
-    print(f"{name:14}{len(kernels):8}{nbytes / n:7.0f}"
-          + "".join(f"{b:14.3f}" for b in bounds)
-          + "".join(f"{measured[name, d]:14.3f}" for d in devices))
+    print(f"{name:13}{len(kernels):8}{nbytes / n:7.0f}"
+          + "".join(f"{b:11.3f}" for b in bounds)
+          + "".join(f"{measured[name, d]:9.3f}" for d in devices))
 if "cuda" in devices:
     p = data["provenance"]
-    print(f"\nmeasured cuda: {p['gpu']}, CUDA {p['cuda']}")
+    print(f"\ncuda ms: measured on {p['gpu']}, CUDA {p['cuda']}")
 else:
-    print("\nNo CUDA run is recorded: the three GPU columns are bounds, not measurements.")
+    print("\nNo CUDA run is recorded: the three GPU columns are bounds, "
+          "not measurements.")
 # --8<-- [end:bounds]
