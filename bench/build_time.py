@@ -7,7 +7,9 @@ alike), with every cache warm on both sides of each comparison:
 
   no-change  the real site (plugin `snippets` and our hooks), nothing edited
   one-edit   the real site after a comment line is appended to one snippet
-  cold       the real site with an empty .cache: every snippet runs
+  cold       the real site with an empty .cache: every snippet runs, as many
+             at once as the machine has cores (the `workers` default)
+  cold-1     the same with `workers: 1`: one snippet at a time
   plain      baseline (a): Material on the same Markdown pages, no plugin or
              hooks of ours, no notebook pages
   jupyter    baseline (b): (a) plus the notebooks our build wrote, rendered
@@ -179,12 +181,16 @@ def main():
     parser.add_argument("--snippet", default="autograd_basics/first_gradient.py", help="the snippet to edit")
     args = parser.parse_args()
 
-    times = {"no-change": [], "plain": [], "jupyter": [], "one-edit": [], "cold": []}
+    times = {"no-change": [], "plain": [], "jupyter": [], "one-edit": [], "cold": [], "cold-1": []}
     cold_runs, own_edit = [], []
     with tempfile.TemporaryDirectory() as tmp:
         site = copy_site(Path(tmp) / "site")
         edited = site / "snippets" / args.snippet
         build(site)  # a cold build: warms .cache and writes the notebooks
+        one_worker = copy_site(Path(tmp) / "one-worker")
+        config = yaml.safe_load((one_worker / "mkdocs.yml").read_text())
+        next(p for p in config["plugins"] if isinstance(p, dict) and "snippets" in p)["snippets"]["workers"] = 1
+        (one_worker / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
         plain = baseline(Path(tmp) / "plain")
         jupyter = baseline(Path(tmp) / "jupyter", notebooks=site / "site" / "notebooks")
         strict = {"plain": first_build(plain), "jupyter": first_build(jupyter)}
@@ -203,6 +209,9 @@ def main():
                 seconds, runs = build(site)
                 assert list(runs) == [args.snippet], f"an edit of {args.snippet} ran {sorted(runs)}"
                 own_edit.append(runs[args.snippet])
+            elif kind == "cold-1":
+                shutil.rmtree(one_worker / ".cache", ignore_errors=True)
+                seconds, _ = build(one_worker)
             else:
                 shutil.rmtree(site / ".cache")
                 seconds, runs = build(site)
@@ -231,6 +240,7 @@ def main():
          serve_med["prose"] + serve_med["own"], ("+", 0.5)),
         ("cold build", med["cold"], f"plain (a) + all {snippets} snippets' runs", med["plain"] + own,
          ("+", round(0.2 * snippets, 2))),
+        ("cold build", med["cold"], "cold build, workers: 1", med["cold-1"], ("x", 0.65)),
     ]
     print("; ".join(f"{k}: {v}" for k, v in provenance("date command python torch platform cpu cores",
                                                         __file__).items()))
@@ -259,7 +269,9 @@ def main():
           f"after a build of its own (.cache then holds: {', '.join(cached)}); asserted to run no snippet")
     print(f"  one-edit: the same after appending a comment line to snippets/{args.snippet}, in a fresh process "
           "(it starts the worker); asserted to run only that snippet")
-    print("  cold: the same with .cache removed first: every snippet runs")
+    print(f"  cold: the same with .cache removed first: every snippet runs, {os.cpu_count()} at once (the "
+          "`workers` default: the number of cores)")
+    print("  cold-1: the same cold build with `workers: 1` in mkdocs.yml: one snippet at a time")
     print(f"  plain (a): {PLAIN}")
     print(f"  jupyter (b): {NOTEBOOKS}")
     print("  serve: `mkdocs serve` on the real site, a page edited (a newline appended) then the snippet edited, "

@@ -4,19 +4,22 @@ the real mkdocs.yml (strict, every plugin and hook) with pages of their own."""
 import json
 import logging
 import os
+import queue
 import re
 import signal
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 import urllib.request
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import graphs, kind, mkdocs, warnings_in
+from conftest import SNIPPETS, graphs, kind, mkdocs, warnings_in
 
 from snippet_engine.runner import Runner
+from snippet_engine.scrapers import GRAPH
 
 PAGE = """\
 # Page
@@ -31,8 +34,8 @@ PAGE = """\
 def warm_worker():
     """One worker for the runner tests of this file (torch and the libraries the scrapers hook)."""
     runner = Runner(".", preload=("torch", "matplotlib.pyplot", "graphviz", "torchviz"))
-    yield runner.worker
-    runner.worker.close()
+    yield runner.workers[0]
+    runner.close()
 
 
 @pytest.fixture
@@ -40,7 +43,9 @@ def engine(tmp_path, warm_worker):
     """A runner over tmp_path/snippets with a cache, sharing the warm worker."""
     (tmp_path / "snippets").mkdir()
     runner = Runner(tmp_path / "snippets", tmp_path / "cache", timeout=20)
-    runner.worker = warm_worker
+    runner.workers = [warm_worker]
+    runner.idle = queue.SimpleQueue()
+    runner.idle.put(warm_worker)
     return runner
 
 
@@ -244,6 +249,56 @@ def test_a_snippet_python_cannot_parse_fails_on_its_page_and_the_build_goes_on(p
     assert f"index.md:8: snippet {project.root}/snippets/latin1.py" in done.stderr
     page = (project.root / "site" / "index.html").read_text()
     assert page.count("This snippet failed") == 2 and "SyntaxError" in page
+
+
+def test_an_include_outside_snippets_is_an_error_naming_the_page_and_single_quotes_are_includes(project):
+    project.write("snippets/inside.py", "print('inside')\n")
+    project.write("snippets/quoted.py", "print('single quotes run too')\n")
+    project.write("docs/index.md", PAGE.format("../mkdocs.yml") + PAGE.format("/etc/hostname")
+                  + PAGE.format("../docs/index.md") + PAGE.format("inside.py")
+                  + PAGE.replace('"{}"', "'{}'").format("quoted.py"))
+    done = build(project)
+    assert "4 snippet failure(s)" not in done.stderr and "3 snippet failure(s)" in done.stderr, done.stderr
+    for line, file in ((3, "../mkdocs.yml"), (8, "/etc/hostname"), (13, "../docs/index.md")):
+        assert f'index.md:{line}: the include "{file}": {file} is outside snippets/' in done.stderr
+    page = (project.root / "site" / "index.html").read_text()
+    assert "site_name" not in page and "inside" in page
+    assert "single quotes run too</code>" in page, "a single-quoted include (pymdownx syntax) is run as well"
+
+
+def test_snippets_run_at_once_with_the_outputs_of_one_at_a_time(tmp_path):
+    """Two snippets that can only finish together (each waits for the other's file) finish with
+    two workers; the chapter's snippets give the same outputs with one or two: byte for byte, but
+    for the SVG of a torchviz graph, whose node ids are `id()`s, different in every run (its
+    structure, GRAPH, is compared)."""
+    meet = tmp_path / "meet"
+    meet.mkdir()
+    (tmp_path / "snippets").mkdir()
+    waits = [snippet(tmp_path, f"wait_{n}.py", textwrap.dedent(f"""\
+        import pathlib, time
+        pathlib.Path({str(meet / str(n))!r}).touch()
+        while not pathlib.Path({str(meet / str(1 - n))!r}).exists():
+            time.sleep(0.01)
+        print("met")
+        """)) for n in (0, 1)]
+    parallel = Runner(tmp_path / "snippets", timeout=60, preload=(), workers=2)
+    try:
+        assert [r.stdout for r in parallel.run_all([(p, False) for p in waits])] == ["met\n", "met\n"]
+    finally:
+        parallel.close()
+    chapter = sorted((SNIPPETS / "autograd_basics").glob("*.py"))[:6]
+    outputs = []
+    for workers in (1, 2):
+        runner = Runner(SNIPPETS, workers=workers)
+        try:
+            results = runner.run_all([(p, False) for p in chapter])
+            for output in (i["output"] for r in results for i in r.outputs):
+                if GRAPH in output.get("data", {}):
+                    del output["data"]["image/svg+xml"]
+            outputs.append([json.dumps(r.outputs) for r in results])
+        finally:
+            runner.close()
+    assert outputs[0] == outputs[1]
 
 
 def test_error_in_an_imported_module_names_both_places(engine, tmp_path):

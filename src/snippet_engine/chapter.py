@@ -96,7 +96,9 @@ def parse(src_uri, markdown, snippets_dir):
 def include(file, select, snippets_dir):
     path = snippets_dir / file
     found = Include(file, select, path)
-    if not path.is_file():
+    if not path.resolve().is_relative_to(snippets_dir.resolve()):
+        found.problem = f"{file} is outside snippets/: a page includes only the examples under snippets/"
+    elif not path.is_file():
         found.problem = missing_file(file, snippets_dir)
     elif select:
         try:

@@ -25,6 +25,7 @@ import html
 import importlib.util
 import itertools
 import logging
+import os
 import platform
 import re
 from pathlib import Path
@@ -62,6 +63,8 @@ class SnippetsConfig(base.Config):
     """Folder of the runnable examples, relative to mkdocs.yml."""
     cache_dir = c.Type(str, default=".cache/snippets")
     """Where results are cached by content, relative to mkdocs.yml."""
+    workers = c.Type(int, default=os.cpu_count() or 1)
+    """Snippets run at once, each in a warm worker process of its own."""
     timeout = c.Type(int, default=600)
     """Seconds a snippet may run before it is stopped and reported."""
     output_limit = c.Type(int, default=20_000)
@@ -90,7 +93,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         self.project = root
         self.snippets = root / self.config.snippets_dir
         settings = (self.snippets, root / self.config.cache_dir, self.config.timeout, self.config.output_limit,
-                    tuple(self.config.preload), tuple(self.config.fingerprint_packages))
+                    tuple(self.config.preload), tuple(self.config.fingerprint_packages), self.config.workers)
         if settings != self.settings:
             if self.runner:
                 self.runner.close()
@@ -154,6 +157,10 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         for file in [f for f in files.documentation_pages() if f.src_uri.endswith(".md")]:
             self.chapters[file.src_uri] = parse(file.src_uri, file.content_string, self.snippets)
         self.recorded = {path for chapter in self.chapters.values() for path in chapter.recorded}
+        # Every snippet a page includes, and every file a download is made of, run at once.
+        paths = sorted({i.path for c in self.chapters.values() for i in c.snippets} | set(self.snippets.rglob("*.py")))
+        for path, result in zip(paths, self.runner.run_all([(p, p in self.recorded) for p in paths])):
+            self.results[path] = result
         for chapter in self.chapters.values():
             if chapter.blocks:
                 self.check(chapter)

@@ -6,8 +6,9 @@ content: the snippet's source, the source of every project file it imported
 or read, the versions of the packages that shape its output, and a
 fingerprint of this engine. An unchanged snippet never runs twice.
 
-Snippets run in worker.py, one warm process that the runner starts on its
-first cache miss and stops with `close()`.
+Snippets run in worker.py, warm processes (as many as the `workers` setting,
+each running one snippet at a time) that the runner starts on their first
+cache miss and stops with `close()`.
 """
 
 import functools
@@ -16,9 +17,11 @@ import json
 import logging
 import os
 import platform
+import queue
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -145,12 +148,15 @@ class Runner:
     """Runs snippets under `snippets_dir` (their project is its parent) with a content cache."""
 
     def __init__(self, snippets_dir, cache_dir=None, timeout=600, output_limit=20_000, preload=PRELOAD,
-                 packages=PACKAGES):
+                 packages=PACKAGES, workers=1):
         self.root = Path(snippets_dir).resolve()
         self.project = self.root.parent  # dependencies may live anywhere in it (data files)
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.timeout, self.output_limit, self.packages = timeout, output_limit, tuple(packages)
-        self.worker = Worker(tuple(preload))
+        self.workers = [Worker(tuple(preload)) for _ in range(max(1, workers))]  # started when first used
+        self.idle = queue.SimpleQueue()
+        for worker in self.workers:
+            self.idle.put(worker)
         self.heartbeat = 30  # seconds between "still running" lines in the log
         self.used = set()  # cache entries read or written since the last prune()
 
@@ -170,6 +176,13 @@ class Runner:
             self.store(key, result)
         return result
 
+    def run_all(self, items):
+        """Run snippets, [(path, steps)], as run() does, as many at once as there are workers;
+        the results in the same order. Each runs alone in a child of its own, so its output is
+        what a run on its own gives."""
+        with ThreadPoolExecutor(len(self.workers)) as pool:
+            return list(pool.map(lambda item: self.run(*item), items))
+
     def run_code(self, code, cwd=None):
         """Run `code` as `python -c code` would in an empty folder, or in `cwd` (never cached)."""
         return self.run_uncached({"code": code, **({"cwd": str(cwd)} if cwd else {})}, Path("<string>"), "python -c")
@@ -183,20 +196,24 @@ class Runner:
         """Run a request in the worker; a worker that dies is started again once."""
         request.update(root=str(self.project), timeout=self.timeout, heartbeat=self.heartbeat,
                        output_limit=self.output_limit)
+        worker = self.idle.get()
         try:
-            reply = self.worker.run(request, name)
+            reply = worker.run(request, name)
         except WorkerDied:
             log.warning(f"the snippet worker died while running {name}; starting it again")
             try:
-                reply = self.worker.run(request, name)
+                reply = worker.run(request, name)
             except WorkerDied:
                 reply = {"outputs": [], "seconds": 0.0, "deps": [], "error": {
                     "type": "WorkerDied", "line": None, "where": None, "traceback": "",
                     "message": "the snippet worker died twice while running this snippet"}}
+        finally:
+            self.idle.put(worker)
         return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], reply.get("deps", []))
 
     def close(self):
-        self.worker.close()
+        for worker in self.workers:
+            worker.close()
 
     def key(self, path, steps=False):
         relative = path.relative_to(self.root).as_posix()
