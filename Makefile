@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test build offline bench report setup system-deps clean
+.PHONY: serve test build offline pdf bench report setup system-deps clean
 
 serve: setup
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(PORT) --livereload
@@ -20,9 +20,11 @@ test: setup
 # page's footer links, the same site built to be read from disk (hooks/offline.py).
 OFFLINE_ZIP := autograd-inside-out.zip
 
+PDF := autograd-inside-out.pdf
+
 build: setup
-	OFFLINE_DOWNLOAD=downloads/$(OFFLINE_ZIP) $(BIN)/mkdocs build --strict
-	@$(MAKE) --no-print-directory offline
+	OFFLINE_DOWNLOAD=downloads/$(OFFLINE_ZIP) PDF_DOWNLOAD=downloads/$(PDF) $(BIN)/mkdocs build --strict
+	@$(MAKE) --no-print-directory offline pdf
 
 # The copy read from disk (file://): unzip it and open autograd-inside-out/index.html.
 offline: setup
@@ -31,6 +33,12 @@ offline: setup
 	mkdir -p site/downloads
 	rm -f site/downloads/$(OFFLINE_ZIP)
 	cd .cache/offline && ../../$(BIN)/python -m zipfile -c ../../site/downloads/$(OFFLINE_ZIP) autograd-inside-out
+
+# The whole book as one page (print.html), printed to site/downloads/$(PDF) by the setup's Chromium.
+pdf: setup
+	rm -rf .cache/print
+	PRINT=1 $(BIN)/mkdocs build --strict --site-dir .cache/print
+	$(BIN)/python hooks/print_book.py .cache/print/print.html site/downloads/$(PDF)
 
 bench: setup
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --group bench -c constraints.txt

@@ -1,0 +1,92 @@
+"""The whole book on one page, in reading order, for paper and PDF (`make pdf`).
+
+With PRINT=1 set, the build also writes `print.html`: the home page's frame, with every chapter
+of the nav in order (their built articles, links rewritten for the site's root), printed with
+Material's print styles and docs/assets/site.css's `@media print` rules. A step-through prints
+as its graph and its table of steps: the viewer's script is left out, so the table stays open.
+Not a plugin such as mkdocs-print-site-plugin: the chapters are copied as the snippet engine
+and the hooks finished them (outputs, figures, typeset math), and the build stays as it is when
+PRINT is not set.
+
+Run as a script, it prints that page to PDF with the setup's Chromium:
+    python hooks/print_book.py SITE/print.html OUT.pdf
+"""
+
+import os
+import posixpath
+import re
+import sys
+
+from mkdocs.structure.files import File
+
+ARTICLE = re.compile(r'(<article class="md-content__inner md-typeset">)(.*?)(</article>)', re.S)
+URL = re.compile(r'\b(href|src)="(?![a-z]+:|#|/)([^"]*)"')
+STEPS_SCRIPT = re.compile(r'<script src="[^"]*steps\.js"[^>]*></script>')
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run"]
+
+
+def moved(fragment, source_url):
+    """`fragment`, cut from the page at `source_url`, with its relative URLs valid at the site's root."""
+    def rewrite(m):
+        path, _, anchor = m[2].partition("#")
+        absolute = posixpath.normpath(posixpath.join(posixpath.dirname("/" + source_url), path))
+        return f'{m[1]}="{absolute.lstrip("/") or "."}{"#" + anchor if anchor else ""}"'
+
+    return URL.sub(rewrite, fragment)
+
+
+def chapters(nav):
+    """The chapters' Markdown files in the order of the nav: its top-level pages but the home page."""
+    for entry in nav:
+        page = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        if isinstance(page, str) and page != "index.md":
+            yield page
+
+
+def on_post_build(config):
+    if not os.environ.get("PRINT"):
+        return
+    home = File("index.md", config.docs_dir, config.site_dir, config.use_directory_urls)
+    with open(home.abs_dest_path, encoding="utf-8") as f:
+        frame = STEPS_SCRIPT.sub("", f.read())
+    parts = [f'<h1 class="print-title">{config.site_name}</h1><p>{config.site_description}</p>']
+    for src in chapters(config.nav):
+        chapter = File(src, config.docs_dir, config.site_dir, config.use_directory_urls)
+        with open(chapter.abs_dest_path, encoding="utf-8") as f:
+            article = ARTICLE.search(f.read())[2]
+        article = moved(article, chapter.url).replace(' loading="lazy"', "")
+        parts.append(f'<section class="print-chapter" id="{src[:-3]}">{article}</section>')
+    book = ARTICLE.sub(lambda m: m[1] + "".join(parts) + m[3], frame, count=1)
+    book = re.sub(r"<title>.*?</title>", f"<title>{config.site_name}: the whole book</title>", book, count=1)
+    with open(os.path.join(config.site_dir, "print.html"), "w", encoding="utf-8") as f:
+        f.write(book)
+
+
+def print_pdf(page, pdf):
+    """Print `page` (a file) to `pdf` with the setup's Chromium, A4, with page numbers."""
+    from pathlib import Path
+
+    from playwright.sync_api import sync_playwright
+
+    from snippet_engine.system_tools import TOOLS, chromium
+
+    if chromium() is None:
+        sys.exit(TOOLS["chromium"][1])
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
+        tab = browser.new_page()
+        tab.goto(Path(page).resolve().as_uri(), wait_until="load")
+        tab.wait_for_function("[...document.images].every(i => i.complete) && document.fonts.status === 'loaded'")
+        tab.emulate_media(media="print")
+        Path(pdf).parent.mkdir(parents=True, exist_ok=True)
+        tab.pdf(path=pdf, format="A4", print_background=True, display_header_footer=True,
+                header_template="<span></span>",
+                footer_template='<div style="font-size: 8px; width: 100%; text-align: center">'
+                                '<span class="pageNumber"></span></div>',
+                margin={"top": "15mm", "bottom": "15mm", "left": "14mm", "right": "14mm"})
+        browser.close()
+
+
+if __name__ == "__main__":
+    print_pdf(*sys.argv[1:3])
