@@ -32,13 +32,17 @@ def moved(fragment, source_url, target_url):
 
 
 def shown(chapter_html, snippet):
-    """The code block titled `snippet` and the step-through viewer under it."""
+    """The step-through viewer under the code block titled `snippet`, and the block itself
+    where the viewer does not show the code beside its graph."""
     title = chapter_html.find(f">{snippet}</a>")
     steps = chapter_html.find('<figure class="snippet-steps"', title)
     if title < 0 or steps < 0:
         return None
+    end = chapter_html.index("</figure>", steps) + len("</figure>")
+    if "snippet-steps__code" in chapter_html[steps:end]:
+        return chapter_html[steps:end]
     start = [m.start() for m in BLOCK_START.finditer(chapter_html, 0, title)][-1]
-    return chapter_html[start:chapter_html.index("</figure>", steps) + len("</figure>")]
+    return chapter_html[start:end]
 
 
 def on_post_build(config):
