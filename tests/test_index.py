@@ -1,19 +1,17 @@
 """Claims of the home page (docs/index.md) about the code blocks of the site."""
 
-import re
-
 from conftest import ROOT, SNIPPETS
 
+from snippet_engine.chapter import FENCE, INCLUDE
+
 DOCS = ROOT / "docs"
-FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```$", re.M | re.S)
-INCLUDE = re.compile(r'--8<-- "([^":]+)(?::(\w+))?"')
 
 
 def blocks():
-    """(page, language, body) of every fenced block of every page."""
+    """(page, language, body) of every fenced block of every page, found as the engine finds them."""
     for page in sorted(DOCS.rglob("*.md")):
         for match in FENCE.finditer(page.read_text()):
-            yield page, match.group(2), match.group(3).strip()
+            yield page, (match["info"].split() or [""])[0], match["body"].strip()
 
 
 def test_every_python_block_is_a_snippet_file_included_whole_or_by_section():
@@ -22,7 +20,7 @@ def test_every_python_block_is_a_snippet_file_included_whole_or_by_section():
     for page, body in python:
         match = INCLUDE.fullmatch(body)
         assert match, f"{page.name}: a Python block that is not a snippet include: {body!r}"
-        path, section = SNIPPETS / match.group(1), match.group(2)
+        path, section = SNIPPETS / match["file"], match["select"]
         assert path.is_file(), f"{page.name}: {path} does not exist"
         if section:
             assert f"# --8<-- [start:{section}]" in path.read_text(), f"{page.name}: no section {section} in {path}"

@@ -1,4 +1,4 @@
-"""The first gradient again: the page shows PyTorch's engine running its backward pass."""
+"""The first gradient again: the page shows the engine running its backward pass."""
 import torch
 
 x = torch.ones(2, 2, requires_grad=True)
