@@ -164,7 +164,7 @@ def notebook_json(cells, install):
 def notebook_page(title, ipynb_url, cells, output_marker, copy_marker, fold):
     """Markdown for the page that shows the notebook: its cells in order, each code cell's
     outputs placed by `output_marker(outputs)` and its copy by `copy_marker(code)` (paragraphs
-    the page replaces); a collapsed cell is folded by `fold(code)`."""
+    the page replaces); a collapsed cell is folded by `fold(code, its number)`."""
     parts = ["---\nsearch:\n  exclude: true\n---\n",  # search finds the chapter, not its copy
              f"# {title}: the notebook\n",
              f'<p class="notebook-download"><a href="{ipynb_url}" download>'
@@ -177,7 +177,7 @@ def notebook_page(title, ipynb_url, cells, output_marker, copy_marker, fold):
             parts.append(text + "\n")
             continue
         if cell["metadata"] == HIDDEN:
-            parts.append(fold(cell["source"]) + "\n")
+            parts.append(fold(cell["source"], cell["execution_count"]) + "\n")
             continue
         fence = "````" if "```" in cell["source"] else "```"
         parts.append(copy_marker(cell.get("copy", cell["source"] + "\n")) + "\n")

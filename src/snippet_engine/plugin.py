@@ -205,7 +205,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         page.content_string = notebooks.notebook_page(
             title, download, cells, lambda outputs: self.marker(page.src_uri, self.outputs_html(outputs, page.url)),
             lambda code: self.marker(page.src_uri, copy_attribute(code)),
-            lambda code: self.marker(page.src_uri, site.after_search(self.fold(code, "the helper modules"))))
+            lambda code, n: self.marker(page.src_uri,
+                                        site.after_search(self.fold(code, f"the helper modules (In [{n}])"))))
         files.append(ipynb)
         files.append(page)
         self.notebook_pages.add(page.src_uri)
