@@ -22,6 +22,8 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
+from snippet_engine.cache_file import write_json
+
 HERE = Path(__file__).resolve().parent
 MATH = re.compile(r'<(span|div) class="arithmatex">\\([(\[])(.*?)\\[)\]]</\1>', re.S)
 state = {"proc": None, "dist": None, "cache": {}, "used": {}}
@@ -93,10 +95,7 @@ def on_post_page(content, page, config):
 
 def on_post_build(config):
     if state["used"] != state["cache"] or not state["file"].exists():  # new formulas, or ones no page uses
-        state["file"].parent.mkdir(parents=True, exist_ok=True)
-        tmp = state["file"].with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"katex": state["version"], "formulas": state["used"]}), encoding="utf-8")
-        tmp.replace(state["file"])
+        write_json(state["file"], {"katex": state["version"], "formulas": state["used"]})
         state["cache"] = dict(state["used"])
     if state["proc"] is not None:
         state["proc"].stdin.close()

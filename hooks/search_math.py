@@ -11,12 +11,13 @@ in `.cache/search-math.json`, so that an unchanged site does not import pylatexe
 
 import html
 import json
-import os
 import re
 from importlib.metadata import version
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
+
+from snippet_engine.cache_file import write_json
 
 MATH = re.compile(r'<(span|div) class="arithmatex">(\\[(\[].*?\\[)\]])</\1>', re.S)
 TEXT = re.compile(r'<span class="search-math-text">[^<]*</span>')
@@ -80,8 +81,5 @@ def on_post_page(output, page, config):
 
 def on_post_build(config):
     if state["used"] != state["texts"] or not state["file"].exists():  # new formulas, or ones no page uses
-        state["file"].parent.mkdir(parents=True, exist_ok=True)
-        tmp = state["file"].with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"pylatexenc": state["version"], "texts": state["used"]}), encoding="utf-8")
-        tmp.replace(state["file"])
+        write_json(state["file"], {"pylatexenc": state["version"], "texts": state["used"]})
         state["texts"] = dict(state["used"])

@@ -37,7 +37,7 @@ def sections_with_terms(docs, location, terms):
     page that mentions it (case-insensitively), or to the page's first section."""
     sections = [doc for doc in docs if doc["location"].split("#")[0] == location]
     found = {}
-    for term in terms:
+    for term in terms if sections else []:  # a site without that chapter has nothing to mark
         hits = [doc for doc in sections if term.lower() in (doc["title"] + " " + doc["text"]).lower()]
         found.setdefault((hits or sections)[0]["location"], []).append(term)
     return found

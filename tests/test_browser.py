@@ -6,7 +6,6 @@ kept in test-artifacts/screenshots/ for a person to look at.
 
 import functools
 import itertools
-import json
 import sys
 import http.server
 import re
@@ -15,11 +14,10 @@ import threading
 from urllib.parse import urlparse
 
 import pytest
-from conftest import CHAPTERS, ROOT, SNIPPETS, kind, normalised, pages, printed
+from conftest import CHAPTERS, ROOT, SNIPPETS, kind, normalised, pages
 
 from snippet_engine.chapter import parse
 
-from snippet_engine.runner import SnippetError
 from snippet_engine.scrapers import STEPS
 from snippet_engine.system_tools import TOOLS, chromium
 

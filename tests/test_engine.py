@@ -1,6 +1,7 @@
 """The snippet engine: the runner in-process, and the plugin on throwaway sites that use
 the real mkdocs.yml (strict, every plugin and hook) with pages of their own."""
 
+import html
 import json
 import logging
 import os
@@ -334,21 +335,23 @@ def test_cache_reruns_only_the_snippet_that_changed_and_prunes_the_rest(project)
 
 def test_a_section_shows_its_own_output_and_copies_what_it_needs(project):
     project.write("snippets/two_parts.py", """\
+        import math
         message = "from the first part"
+        unused = math.pi
         # --8<-- [start:first]
         print(message)
         # --8<-- [end:first]
         # --8<-- [start:second]
-        print("from the second part")
+        print("the second part, after", message.split()[-2:])
         # --8<-- [end:second]
         """)
     project.write("docs/index.md", PAGE.format("two_parts.py:second"))
     assert build(project).returncode == 0
     page = (project.root / "site/index.html").read_text()
-    assert "from the second part" in page and "<code>from the first part" not in page
-    assert "2 lines of setup" in page
-    copy = re.search(r'data-copy="([^"]*)"', page)[1]
-    assert "--8<--" not in copy and copy.startswith("message = ")
+    assert "the second part, after" in page and "<code>from the first part" not in page
+    assert "1 line of setup" in page
+    copy = html.unescape(re.search(r'data-copy="([^"]*)"', page)[1])
+    assert copy == 'message = "from the first part"\nprint("the second part, after", message.split()[-2:])\n'
 
 
 def test_a_graphs_svg_file_is_sanitised(project):

@@ -30,10 +30,10 @@ import importlib
 import inspect
 import json
 import logging
-import os
 import re
 from pathlib import Path
 
+from snippet_engine.cache_file import write_json
 from snippet_engine.runner import SnippetError
 
 log = logging.getLogger("mkdocs.plugins.snippets")
@@ -128,13 +128,7 @@ class Names:
             if result.error:
                 raise SnippetError(result)
             self.known.update(json.loads(result.stdout))
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-                tmp.write_text(json.dumps({"key": self.key, "names": self.known}), encoding="utf-8")
-                tmp.replace(self.path)
-            except OSError:
-                pass  # a cache: the next build asks again
+            write_json(self.path, {"key": self.key, "names": self.known})
         return {name: self.known[name] for name in names}
 
 

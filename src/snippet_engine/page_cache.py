@@ -10,9 +10,10 @@ on the chapter's page on every build.
 
 import hashlib
 import json
-import os
 
 from mkdocs.structure.toc import get_toc
+
+from snippet_engine.cache_file import write_json
 
 VERSION = 1  # of what is stored; a change makes every entry a miss
 
@@ -40,13 +41,7 @@ class PageCache:
 
     def put(self, key, data):
         self.used.add(key)
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            tmp = self.folder / f"{key}.{os.getpid()}.tmp"
-            tmp.write_text(json.dumps(data), encoding="utf-8")
-            tmp.replace(self.folder / f"{key}.json")
-        except OSError:
-            pass  # a cache: the next build renders it again
+        write_json(self.folder / f"{key}.json", data)
 
     def page(self, key):
         """(html, table of contents) of a page stored with `put_page`, or None."""

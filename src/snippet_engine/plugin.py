@@ -38,10 +38,10 @@ from mkdocs.structure.files import File
 from mkdocs.utils import CountHandler, get_relative_url
 
 from snippet_engine import api_links, notebooks, render, standalone
-from snippet_engine.system_tools import check_dot
 from snippet_engine.chapter import parse
 from snippet_engine.page_cache import PageCache, key
 from snippet_engine.runner import Runner, fingerprint
+from snippet_engine.system_tools import check_dot
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 ASSETS = "assets/snippet-outputs"

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from snippet_engine.cache_file import write_json
+
 HERE = Path(__file__).resolve().parent
 PRELOAD = ("torch", "matplotlib.pyplot", "graphviz", "torchviz")
 PACKAGES = ("torch", "torchviz", "graphviz", "matplotlib", "numpy")
@@ -123,6 +125,13 @@ class Worker:
             self.close()
             raise WorkerDied
 
+    def terminate(self):
+        """Stop the worker from another thread than the one that waits on it (which then sees
+        it die); the worker kills the snippet it runs on SIGTERM."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+
     def close(self):
         """Stop the worker and the snippet it runs: closing its stdin is the signal."""
         proc, self.proc = self.proc, None
@@ -158,6 +167,7 @@ class Runner:
         for worker in self.workers:
             self.idle.put(worker)
         self.heartbeat = 30  # seconds between "still running" lines in the log
+        self.stopping = False  # set when a run is interrupted: no worker starts again
         self.used = set()  # cache entries read or written since the last prune()
 
     def run(self, path, steps=False):
@@ -180,8 +190,16 @@ class Runner:
         """Run snippets, [(path, steps)], as run() does, as many at once as there are workers;
         the results in the same order. Each runs alone in a child of its own, so its output is
         what a run on its own gives."""
-        with ThreadPoolExecutor(len(self.workers)) as pool:
+        pool = ThreadPoolExecutor(len(self.workers))
+        try:
             return list(pool.map(lambda item: self.run(*item), items))
+        except BaseException:  # Ctrl-C: stop the snippets that run, then the threads that wait on them
+            self.stopping = True
+            for worker in self.workers:
+                worker.terminate()
+            raise
+        finally:
+            pool.shutdown(cancel_futures=True)
 
     def run_code(self, code, cwd=None):
         """Run `code` as `python -c code` would in an empty folder, or in `cwd` (never cached)."""
@@ -200,8 +218,11 @@ class Runner:
         try:
             reply = worker.run(request, name)
         except WorkerDied:
-            log.warning(f"the snippet worker died while running {name}; starting it again")
+            if not self.stopping:
+                log.warning(f"the snippet worker died while running {name}; starting it again")
             try:
+                if self.stopping:
+                    raise
                 reply = worker.run(request, name)
             except WorkerDied:
                 reply = {"outputs": [], "seconds": 0.0, "deps": [], "error": {
@@ -243,13 +264,7 @@ class Runner:
         deps = {Path(d).relative_to(self.project).as_posix(): sha256(d) for d in result.deps}
         data = {"path": result.path.relative_to(self.root).as_posix(), "deps": deps, "outputs": result.outputs,
                 "seconds": result.seconds, "error": result.error, "timeout": self.timeout}
-        try:
-            self.cache_dir.mkdir(parents=True, exist_ok=True)
-            tmp = self.cache_dir / f"{key}.{os.getpid()}.tmp"
-            tmp.write_text(json.dumps(data), encoding="utf-8")
-            tmp.replace(self.cache_dir / f"{key}.json")
-        except OSError as err:  # the cache is an optimisation: a build never fails for it
-            log.warning(f"could not write the snippet cache: {err}")
+        write_json(self.cache_dir / f"{key}.json", data)
 
     def prune(self):
         """Delete cache entries that were not used since the last prune."""

@@ -21,7 +21,6 @@ takes the object's `_repr_mimebundle_()` (or its `_repr_html_()` and repr).
 """
 
 import builtins
-
 import codecs
 import io
 import re

@@ -1,0 +1,22 @@
+"""Cache files written whole or not at all: the one atomic write of the engine and the hooks."""
+
+import json
+import logging
+import os
+
+log = logging.getLogger("mkdocs.plugins.snippets")
+
+
+def write_json(path, data):
+    """`data` as JSON at `path`, through a temporary file renamed over it, so that a reader finds
+    the old file or the new one, never half of one. A cache that cannot be written (a read-only
+    or full disk) is a warning, never a failed build; no temporary file is left behind."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as err:
+        log.warning(f"could not write the cache file {path}: {err}")
+    finally:
+        tmp.unlink(missing_ok=True)
