@@ -1,4 +1,5 @@
-"""Leaf and non-leaf tensors: is_leaf, requires_grad, grad_fn, and .grad before and after backward."""
+"""Leaf and non-leaf tensors: is_leaf, requires_grad, grad_fn,
+and .grad before and after backward."""
 import torch
 
 # --8<-- [start:kinds]

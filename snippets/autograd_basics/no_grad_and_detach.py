@@ -1,4 +1,5 @@
-"""torch.no_grad() records nothing; detach() gives an untracked view of the same data."""
+"""torch.no_grad() records nothing;
+detach() gives an untracked view of the same data."""
 import torch
 
 x = torch.ones(2, 2, requires_grad=True)

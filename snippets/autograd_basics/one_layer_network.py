@@ -1,4 +1,5 @@
-"""A one-layer network z = xW + b with a binary cross-entropy loss, and what backward() fills."""
+"""A one-layer network z = xW + b with a binary cross-entropy loss,
+and what backward() fills."""
 import torch
 import torch.nn.functional as F
 from torchviz import make_dot
