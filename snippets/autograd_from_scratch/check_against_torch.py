@@ -1,4 +1,5 @@
-"""The tiny engine against torch.autograd on many random expression graphs, in float64."""
+"""The tiny engine against torch.autograd on many random expression graphs,
+in float64."""
 import random
 
 import torch
@@ -11,7 +12,8 @@ graphs = operations = compared = reused = broadcast = 0
 worst = 0.0
 for _ in range(500):
     n = rng.choice([2, 3, 4])
-    values = [torch.randn(rng.choice(leaf_shapes(n)), dtype=torch.float64) for _ in range(rng.randint(1, 4))]
+    values = [torch.randn(rng.choice(leaf_shapes(n)), dtype=torch.float64)
+              for _ in range(rng.randint(1, 4))]
     leaves, results, losses = random_graph(rng.choice, values, n_ops=rng.randint(1, 8))
     if not torch.isfinite(losses[1]):
         continue  # exp(exp(...)) can overflow: no gradient to compare
@@ -22,6 +24,7 @@ for _ in range(500):
     uses_a_value_twice, broadcasts = graph_features(results)
     reused += uses_a_value_twice
     broadcast += broadcasts
-print(f"{graphs} random graphs, {operations} random operations, {compared} leaf gradients compared")
+print(f"{graphs} random graphs, {operations} random operations, "
+      f"{compared} leaf gradients compared")
 print(f"{reused} graphs use a value twice, {broadcast} broadcast an input")
 print(f"largest difference, relative to the largest gradient: {worst:.1e}")

@@ -17,10 +17,12 @@ def lift(x, like):
     """A constant has a tangent of 0."""
     if isinstance(x, Dual):
         return x
-    return Dual(torch.as_tensor(x, dtype=like.primal.dtype), torch.zeros((), dtype=like.primal.dtype))
+    return Dual(torch.as_tensor(x, dtype=like.primal.dtype),
+                torch.zeros((), dtype=like.primal.dtype))
 
 
-# Each rule is a Jacobian-vector product. No unbroadcasting: tangents broadcast like values.
+# Each rule is a Jacobian-vector product.
+# No unbroadcasting: tangents broadcast like values.
 def add(a, b):
     a, b = lift(a, b), lift(b, a)
     return Dual(a.primal + b.primal, a.tangent + b.tangent)
@@ -78,11 +80,13 @@ def forward_jvp(f, primals, tangents):
 
 # One function, three engines: it only uses operators and methods that all of them have.
 def layer_loss(x, w, b, elu):
-    return (elu(x @ w + b, 0.5).tanh() ** 2).mean() + (x.exp().sum(dim=1, keepdim=True) * b).sum()
+    return ((elu(x @ w + b, 0.5).tanh() ** 2).mean()
+            + (x.exp().sum(dim=1, keepdim=True) * b).sum())
 
 
 torch.manual_seed(0)
-primals = (torch.randn(5, 3, dtype=torch.float64), torch.randn(3, 4, dtype=torch.float64),
+primals = (torch.randn(5, 3, dtype=torch.float64),
+           torch.randn(3, 4, dtype=torch.float64),
            torch.randn(4, dtype=torch.float64))  # b broadcasts over the 5 rows
 tangents = tuple(torch.randn_like(p) for p in primals)
 

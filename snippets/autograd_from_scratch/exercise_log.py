@@ -29,5 +29,6 @@ reference = logits.clone().requires_grad_()
 torch_loss = F.cross_entropy(reference, labels)
 torch_loss.backward()
 
-print(f"cross-entropy: tiny {loss.data.item():.15f}, F.cross_entropy {torch_loss.item():.15f}")
+print(f"cross-entropy: tiny {loss.data.item():.15f}, "
+      f"F.cross_entropy {torch_loss.item():.15f}")
 print("same gradient:", torch.allclose(z.grad, reference.grad, rtol=1e-12, atol=1e-15))

@@ -1,4 +1,5 @@
-"""The tiny engine on a small expression: a value used three times, and a broadcast add."""
+"""The tiny engine on a small expression: a value used three times,
+and a broadcast add."""
 import torch
 
 from tiny_autograd import Value, backward
@@ -14,4 +15,5 @@ print("b.grad:", b.grad)
 xt = x.data.clone().requires_grad_()
 bt = b.data.clone().requires_grad_()
 (xt * xt + xt * bt).sum().backward()
-print("same as torch.autograd:", torch.equal(x.grad, xt.grad) and torch.equal(b.grad, bt.grad))
+print("same as torch.autograd:",
+      torch.equal(x.grad, xt.grad) and torch.equal(b.grad, bt.grad))

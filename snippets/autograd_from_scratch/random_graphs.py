@@ -15,8 +15,9 @@ def leaf_shapes(n):
 
 
 def random_op(choose, nodes):
-    """One random operation on nodes already built (any of them, so a node is often used
-    twice), as a pair: (tiny engine, PyTorch). None if the operation has no valid inputs."""
+    """One random operation on nodes already built (any of them, so a node is often
+    used twice), as a pair: (tiny engine, PyTorch). None if the operation has no
+    valid inputs."""
     op = choose(["add", "mul", "matmul", "sum", "mean", "pow", "tanh", "exp", "elu"])
     if op == "matmul":  # 2-D and fitting: (n, n) @ (n, 1), (n, 1) @ (1, n), ...
         pairs = [(a, b) for a in nodes for b in nodes
@@ -42,8 +43,9 @@ def random_op(choose, nodes):
 
 def random_graph(choose, values, n_ops):
     """Leaves holding `values`, n_ops random operations, and a loss: the sum of every
-    entry of every node, so that each operation is on the path to the loss. Returns the
-    leaves (pairs), the tiny engine's results of the operations, and the losses (a pair)."""
+    entry of every node, so that each operation is on the path to the loss. Returns
+    the leaves (pairs), the tiny engine's results of the operations, and the losses
+    (a pair)."""
     leaves = [(tiny.Value(v.clone()), v.clone().requires_grad_()) for v in values]
     nodes = list(leaves)
     for _ in range(n_ops):
@@ -64,11 +66,12 @@ def sum_all(values):
 
 # --8<-- [start:compare]
 def gradient_difference(leaves, losses):
-    """Backpropagate through both engines; the largest difference between a leaf gradient
-    of the tiny engine and PyTorch's, relative to the largest gradient."""
+    """Backpropagate through both engines; the largest difference between a leaf
+    gradient of the tiny engine and PyTorch's, relative to the largest gradient."""
     tiny.backward(losses[0])
     losses[1].backward()
-    scale = max((t.grad.abs().max().item() for _, t in leaves if t.grad is not None), default=0.0)
+    scale = max((t.grad.abs().max().item() for _, t in leaves if t.grad is not None),
+                default=0.0)
     difference = 0.0
     for mine, theirs in leaves:
         if theirs.grad is None:  # a leaf the loss does not depend on
@@ -81,13 +84,15 @@ def gradient_difference(leaves, losses):
 
 
 def graph_features(results):
-    """(a value is an input of two operations, an operation broadcasts an input), read off
-    the tiny engine's results of the random operations."""
+    """(a value is an input of two operations, an operation broadcasts an input),
+    read off the tiny engine's results of the random operations."""
     uses = {}
     for value in results:
         for parent in value.parents:
             uses[id(parent)] = uses.get(id(parent), 0) + 1
     reused = any(count > 1 for count in uses.values())
-    broadcast = any(value.op in ("add", "mul") and "constant" not in [p.op for p in value.parents]
-                    and any(p.shape != value.shape for p in value.parents) for value in results)
+    broadcast = any(value.op in ("add", "mul")
+                    and "constant" not in [p.op for p in value.parents]
+                    and any(p.shape != value.shape for p in value.parents)
+                    for value in results)
     return reused, broadcast

@@ -14,7 +14,8 @@ b = torch.randn(n_out, dtype=torch.float64)
 
 def count_nodes(outputs):
     """Values in the graph of `outputs`: leaves and operations."""
-    root = tiny.Value(0.0, parents=tuple(outputs))  # a node that only gathers the outputs
+    # a node that only gathers the outputs
+    root = tiny.Value(0.0, parents=tuple(outputs))
     return len(tiny.topological_order(root)) - 1
 
 
@@ -36,7 +37,8 @@ for i in range(batch):
         scalar_out.append(tiny.elu(s))
 scalar_nodes = count_nodes(scalar_out)
 
-same = torch.allclose(torch.stack([v.data for v in scalar_out]).reshape(batch, n_out), tensor_out.data)
+same = torch.allclose(torch.stack([v.data for v in scalar_out]).reshape(batch, n_out),
+                      tensor_out.data)
 print(f"layer {n_in} -> {n_out}, batch of {batch}; same outputs: {same}")
 print(f"tensor engine: {tensor_nodes} nodes")
 print(f"scalar engine: {scalar_nodes} nodes")

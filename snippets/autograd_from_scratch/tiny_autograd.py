@@ -1,4 +1,5 @@
-"""A reverse-mode autograd engine over torch tensors, small enough to read in one sitting.
+"""A reverse-mode autograd engine over torch tensors,
+small enough to read in one sitting.
 
 Each operation computes its output with ordinary torch code (nothing here asks PyTorch's
 autograd for anything) and records its parents and a vector-Jacobian product (VJP): a
@@ -27,8 +28,11 @@ class Value:
 
 
 def lift(x, like):
-    """Numbers and tensors become constants (leaves with no parents), in the dtype of `like`."""
-    return x if isinstance(x, Value) else Value(torch.as_tensor(x, dtype=like.data.dtype), op="constant")
+    """Numbers and tensors become constants (leaves with no parents),
+    in the dtype of `like`."""
+    if isinstance(x, Value):
+        return x
+    return Value(torch.as_tensor(x, dtype=like.data.dtype), op="constant")
 # --8<-- [end:value]
 
 
@@ -55,7 +59,8 @@ def add(a, b):
 def mul(a, b):
     a, b = lift(a, b), lift(b, a)
     return Value(a.data * b.data, (a, b), op="mul",
-                 vjp=lambda g: (unbroadcast(g * b.data, a.shape), unbroadcast(g * a.data, b.shape)))
+                 vjp=lambda g: (unbroadcast(g * b.data, a.shape),
+                                unbroadcast(g * a.data, b.shape)))
 
 
 def matmul(a, b):
@@ -84,7 +89,8 @@ def mean(a, dim=None, keepdim=False):
 # --8<-- [start:elementwise]
 def pow(a, p):  # named after Tensor.pow; hides the builtin here
     """a ** p for a Python number p."""
-    return Value(a.data**p, (a,), op=f"pow {p}", vjp=lambda g: (g * p * a.data ** (p - 1),))
+    return Value(a.data**p, (a,), op=f"pow {p}",
+                 vjp=lambda g: (g * p * a.data ** (p - 1),))
 
 
 def tanh(a):
@@ -98,10 +104,12 @@ def exp(a):
 
 
 def elu(a, alpha=1.0):
-    """ELU(a) = a where a > 0, alpha * (exp(a) - 1) elsewhere; at 0 the slope is alpha."""
+    """ELU(a) = a where a > 0, alpha * (exp(a) - 1) elsewhere;
+    at 0 the slope is alpha."""
     e = torch.exp(a.data)
     out = torch.where(a.data > 0, a.data, alpha * (e - 1))
-    return Value(out, (a,), op="elu", vjp=lambda g: (g * torch.where(a.data > 0, 1.0, alpha * e),))
+    return Value(out, (a,), op="elu",
+                 vjp=lambda g: (g * torch.where(a.data > 0, 1.0, alpha * e),))
 # --8<-- [end:elementwise]
 
 
@@ -139,7 +147,8 @@ def backward(root):
     """Fill in .grad, d root / d leaf, of every leaf that `root` depends on."""
     adjoints = {id(root): torch.ones_like(root.data)}  # d root / d root = 1
     for value in reversed(topological_order(root)):    # consumers before their inputs
-        g = adjoints.pop(id(value))                     # complete: every consumer has run
+        # complete: every consumer has run
+        g = adjoints.pop(id(value))
         if not value.parents:                           # a leaf: accumulate, like .grad
             value.grad = g if value.grad is None else value.grad + g
             continue

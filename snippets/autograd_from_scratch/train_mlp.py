@@ -1,5 +1,5 @@
-"""The MLP of the custom-Functions chapter, shrunk, trained for a few steps twice from the
-same weights and data: with the tiny engine and with PyTorch."""
+"""The MLP of the custom-Functions chapter, shrunk, trained for a few steps twice
+from the same weights and data: with the tiny engine and with PyTorch."""
 import torch
 from torch import nn
 

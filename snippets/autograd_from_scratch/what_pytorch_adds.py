@@ -1,4 +1,5 @@
-"""What PyTorch's autograd does that the tiny engine does not, one feature per section."""
+"""What PyTorch's autograd does that the tiny engine does not,
+one feature per section."""
 import torch
 
 import tiny_autograd as tiny
@@ -11,7 +12,8 @@ loss = (a * b).sum()
 first = a.grad_fn._sequence_nr()  # each thread counts the nodes it made: count from a's
 ran = []
 for node in (loss.grad_fn, loss.grad_fn.next_functions[0][0], a.grad_fn, b.grad_fn):
-    node.register_prehook(lambda grads, node=node: ran.append(f"{node.name()} (#{node._sequence_nr() - first})"))
+    node.register_prehook(lambda grads, node=node: ran.append(
+        f"{node.name()} (#{node._sequence_nr() - first})"))
 loss.backward()
 print("PyTorch ran:", ", ".join(ran))
 print("the engine:", type(torch.autograd.Variable._execution_engine))
@@ -19,7 +21,8 @@ print("a node:", type(a.grad_fn), "defined in", type(a.grad_fn).__module__)
 
 X = tiny.Value(x.detach())
 tiny_loss = (X.exp() * X.tanh()).sum()
-print("tiny engine:", ", ".join(v.op for v in reversed(tiny.topological_order(tiny_loss)) if v.parents))
+print("tiny engine:",
+      ", ".join(v.op for v in reversed(tiny.topological_order(tiny_loss)) if v.parents))
 # --8<-- [end:order]
 
 # --8<-- [start:saved]
@@ -64,7 +67,8 @@ print("x.grad, from the clamped gradient:", x.grad)
 
 # --8<-- [start:higher]
 t = torch.tensor([0.5, -1.0], requires_grad=True)
-(first,) = torch.autograd.grad(t.tanh().sum(), t, create_graph=True)  # a graph of the backward
+# create_graph=True: a graph of the backward
+(first,) = torch.autograd.grad(t.tanh().sum(), t, create_graph=True)
 print("the first derivative has a graph:", first.grad_fn.name())
 (second,) = torch.autograd.grad(first.sum(), t)
 print("d2/dt2 tanh:", second)
@@ -72,5 +76,6 @@ print("-2 tanh (1 - tanh^2):", (-2 * t.tanh() * (1 - t.tanh() ** 2)).detach())
 
 T = tiny.Value(t.detach())
 tiny.backward(T.tanh().sum())
-print("tiny engine's gradient is a", type(T.grad).__name__, "- not a Value, so no graph to go on")
+print("tiny engine's gradient is a", type(T.grad).__name__,
+      "- not a Value, so no graph to go on")
 # --8<-- [end:higher]
