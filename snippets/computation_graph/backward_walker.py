@@ -4,7 +4,8 @@ import torch
 
 
 def reverse_topological(root):
-    """The nodes reachable from root, each one before every node it sends gradients to."""
+    """The nodes reachable from root, each one before every node it sends
+    gradients to."""
     order, seen = [], set()
 
     def visit(node):  # depth first: a node is added after everything it leads to
@@ -22,7 +23,8 @@ def reverse_topological(root):
 @torch.no_grad()  # the engine does not record the backward pass either
 def my_backward(loss, order=reverse_topological):
     """{leaf: gradient of loss with respect to it}, computed by calling each node."""
-    incoming = {loss.grad_fn: {0: torch.ones_like(loss)}}  # node -> {input_nr: gradient}
+    # node -> {input_nr: gradient}
+    incoming = {loss.grad_fn: {0: torch.ones_like(loss)}}
     leaf_grads = {}
     for node in order(loss.grad_fn):
         grads = incoming.pop(node)  # complete if every node that feeds it has run
