@@ -1,4 +1,5 @@
-"""backward(inputs=...) fills only the named tensors; retain_grad() keeps a non-leaf's gradient."""
+"""backward(inputs=...) fills only the named tensors;
+retain_grad() keeps a non-leaf's gradient."""
 import torch
 
 # --8<-- [start:inputs]

@@ -1,4 +1,5 @@
-"""create_graph=True: a gradient that is itself recorded, for a gradient penalty or a second derivative."""
+"""create_graph=True: a gradient that is itself recorded,
+for a gradient penalty or a second derivative."""
 import torch
 from torch import nn
 

@@ -3,7 +3,8 @@ import torch
 
 
 def chain(tensor):
-    """The names of the nodes from tensor back to its leaf, for a graph that is a single chain."""
+    """The names of the nodes from tensor back to its leaf,
+    for a graph that is a single chain."""
     names, node = [], tensor.grad_fn
     while node is not None:
         names.append(node.name().removeprefix("torch::autograd::"))

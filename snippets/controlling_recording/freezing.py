@@ -1,4 +1,5 @@
-"""Freezing parameters with requires_grad_(False): who gets a .grad, what the optimizer does, what backward walks."""
+"""Freezing parameters with requires_grad_(False): who gets a .grad, what the
+optimizer does, what backward walks."""
 import torch
 import torch.nn.functional as F
 from graph_nodes import graph_nodes, node_counts
@@ -7,7 +8,8 @@ from torchviz import make_dot
 
 # --8<-- [start:full]
 torch.manual_seed(0)
-model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 1))
+model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(),
+                      nn.Linear(16, 1))
 x, y = torch.randn(32, 4), torch.randn(32, 1)
 
 loss = F.mse_loss(model(x), y)
@@ -22,7 +24,8 @@ loss = F.mse_loss(model(x), y)
 print(len(graph_nodes(loss)), node_counts(loss))
 loss.backward()
 for name, p in model.named_parameters():
-    print(f"{name:8} requires_grad={p.requires_grad!s:5} grad={None if p.grad is None else tuple(p.grad.shape)}")
+    print(f"{name:8} requires_grad={p.requires_grad!s:5} "
+          f"grad={None if p.grad is None else tuple(p.grad.shape)}")
 # --8<-- [end:freeze]
 
 # --8<-- [start:graph]

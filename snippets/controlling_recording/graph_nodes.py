@@ -15,5 +15,6 @@ def graph_nodes(tensor):
 
 def node_counts(tensor):
     """How many nodes of each kind that graph has, by name."""
-    names = (node.name().removeprefix("torch::autograd::") for node in graph_nodes(tensor))
+    names = (node.name().removeprefix("torch::autograd::")
+             for node in graph_nodes(tensor))
     return dict(sorted(Counter(names).items()))

@@ -1,4 +1,5 @@
-"""A recurrent step over sequences of different lengths: each iteration records a graph of its own."""
+"""A recurrent step over sequences of different lengths:
+each iteration records a graph of its own."""
 import torch
 from graph_nodes import node_counts
 

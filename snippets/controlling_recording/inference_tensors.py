@@ -1,4 +1,5 @@
-"""What a tensor made under torch.inference_mode() refuses once inference mode is over."""
+"""What a tensor made under torch.inference_mode() refuses
+once inference mode is over."""
 import torch
 
 w = torch.ones(3, requires_grad=True)

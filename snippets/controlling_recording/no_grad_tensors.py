@@ -1,4 +1,5 @@
-"""What no_grad allows: updating a parameter in place; and the version counter that guards saved tensors."""
+"""What no_grad allows: updating a parameter in place;
+and the version counter that guards saved tensors."""
 import torch
 
 # --8<-- [start:update]

@@ -1,4 +1,5 @@
-"""Exercise: a loop that squares until the value reaches 100; predict y and dy/dx by hand."""
+"""Exercise: a loop that squares until the value reaches 100;
+predict y and dy/dx by hand."""
 import torch
 
 

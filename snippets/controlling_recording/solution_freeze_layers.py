@@ -1,11 +1,13 @@
-"""Exercise: freeze all but the last layer, then only the middle one; which .grad are None?"""
+"""Exercise: freeze all but the last layer, then only the middle one;
+which .grad are None?"""
 import torch
 import torch.nn.functional as F
 from graph_nodes import node_counts
 from torch import nn
 
 torch.manual_seed(0)
-model = nn.Sequential(nn.Linear(3, 5), nn.ReLU(), nn.Linear(5, 5), nn.ReLU(), nn.Linear(5, 2))
+model = nn.Sequential(nn.Linear(3, 5), nn.ReLU(), nn.Linear(5, 5), nn.ReLU(),
+                      nn.Linear(5, 2))
 x, y = torch.randn(10, 3), torch.randn(10, 2)
 
 

@@ -1,4 +1,5 @@
-"""Exercise: the gradient of a model's output with respect to its input, under no_grad."""
+"""Exercise: the gradient of a model's output with respect to its input,
+under no_grad."""
 import torch
 from torch import nn
 

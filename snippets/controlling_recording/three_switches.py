@@ -1,4 +1,5 @@
-"""torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False): what each records."""
+"""torch.no_grad(), torch.inference_mode() and torch.set_grad_enabled(False):
+what each records."""
 import torch
 import torch.autograd.forward_ad as fwAD
 
@@ -13,7 +14,8 @@ with torch.set_grad_enabled(False):
     c = x * 2
 
 for name, t in [("no_grad", a), ("inference_mode", b), ("set_grad_enabled(False)", c)]:
-    print(f"{name:24} requires_grad={t.requires_grad} grad_fn={t.grad_fn} is_inference={t.is_inference()}")
+    print(f"{name:24} requires_grad={t.requires_grad} grad_fn={t.grad_fn} "
+          f"is_inference={t.is_inference()}")
 print(torch.is_grad_enabled(), torch.is_inference_mode_enabled())
 # --8<-- [end:compare]
 

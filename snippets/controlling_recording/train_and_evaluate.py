@@ -1,4 +1,5 @@
-"""One function for a training step and an evaluation step: torch.set_grad_enabled(flag)."""
+"""One function for a training step and an evaluation step:
+torch.set_grad_enabled(flag)."""
 import torch
 import torch.nn.functional as F
 from torch import nn
