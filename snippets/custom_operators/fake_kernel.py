@@ -1,4 +1,5 @@
-"""What the fake kernel is for: tracing with shapes only, and what happens without one."""
+"""What the fake kernel is for: tracing with shapes only,
+and what happens without one."""
 import re
 
 import torch

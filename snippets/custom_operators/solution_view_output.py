@@ -17,7 +17,8 @@ z = torch.arange(6.0).reshape(2, 3)
 try:
     first_row(z)
 except RuntimeError as error:
-    print("first_row: RuntimeError, aliasing:", "may not alias any inputs" in str(error))
+    print("first_row: RuntimeError, aliasing:",
+          "may not alias any inputs" in str(error))
 row = first_row_copy(z)
 z[0, 0] = 100.0
 print("first_row_copy:", row)
