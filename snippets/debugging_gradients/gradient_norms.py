@@ -17,7 +17,8 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
 for step in range(1, 4):
     optimizer.zero_grad()
     nn.functional.mse_loss(model(x), y).backward()
-    print(f"step {step}:", "  ".join(f"{name} {norm:.3f}" for name, norm in layer_norms(model).items()))
+    print(f"step {step}:",
+          "  ".join(f"{name} {norm:.3f}" for name, norm in layer_norms(model).items()))
     optimizer.step()
 # --8<-- [end:monitor]
 

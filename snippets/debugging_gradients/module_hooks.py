@@ -9,7 +9,8 @@ layer = nn.Linear(3, 2)
 def show(module, grad_input, grad_output):
     # grad_output: gradients of the loss with respect to the module's outputs;
     # grad_input: with respect to its tensor inputs (not its parameters).
-    print(f"{type(module).__name__}: grad_output {[tuple(g.shape) for g in grad_output]},"
+    print(f"{type(module).__name__}:"
+          f" grad_output {[tuple(g.shape) for g in grad_output]},"
           f" grad_input {[None if g is None else tuple(g.shape) for g in grad_input]}")
 
 
@@ -23,12 +24,14 @@ out.sum().backward()
 captured = {}
 handle.remove()
 handle = layer.register_full_backward_hook(
-    lambda module, grad_input, grad_output: captured.update(inputs=grad_input, outputs=grad_output))
+    lambda module, grad_input, grad_output:
+        captured.update(inputs=grad_input, outputs=grad_output))
 weights = torch.tensor([[1.0, -1.0]])  # d loss / d out, the same for every row
 (layer(x) * weights).sum().backward()
 (grad_out,), (grad_in,) = captured["outputs"], captured["inputs"]
 print("grad_output[0]:", grad_out[0])
-print("grad_input[0] is grad_output[0] @ weight:", torch.allclose(grad_in, grad_out @ layer.weight))
+print("grad_input[0] is grad_output[0] @ weight:",
+      torch.allclose(grad_in, grad_out @ layer.weight))
 # --8<-- [end:values]
 
 # --8<-- [start:data]
