@@ -21,7 +21,8 @@ x = torch.randn(8, 3)
 print("same as model(x):", torch.equal(functional_call(model, params, (x,)), model(x)))
 zeroed = {**params, "2.bias": torch.zeros(1), "2.weight": torch.zeros(1, 4)}
 print("with other parameters:", functional_call(model, zeroed, (x,))[:2].flatten())
-print("the model's own are unchanged:", torch.equal(model[2].weight, params["2.weight"]))
+print("the model's own are unchanged:",
+      torch.equal(model[2].weight, params["2.weight"]))
 # --8<-- [end:call]
 
 # --8<-- [start:per_sample]
@@ -50,5 +51,6 @@ def loop_over_samples(model, x, y):
 
 
 looped = loop_over_samples(model, x, y)
-print("same as the loop:", all(torch.allclose(per_sample[n], looped[n], atol=1e-6) for n in params))
+print("same as the loop:",
+      all(torch.allclose(per_sample[n], looped[n], atol=1e-6) for n in params))
 # --8<-- [end:per_sample]

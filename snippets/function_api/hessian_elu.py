@@ -18,7 +18,8 @@ def f(w):
 H = hessian(f)(w)
 print(H)
 
-# By hand: the Hessian is A^T diag(ELU''(A w)) A, with ELU'' = 0.5 e^z for z <= 0, 0 above
+# By hand: the Hessian is A^T diag(ELU''(A w)) A,
+# with ELU'' = 0.5 e^z for z <= 0, 0 above
 z = A @ w
 by_hand = A.T @ torch.diag(torch.where(z > 0, 0.0, 0.5 * torch.exp(z))) @ A
 print("same as by hand:", torch.allclose(H, by_hand))

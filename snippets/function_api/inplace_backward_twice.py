@@ -1,4 +1,5 @@
-"""A backward that computes in place is recorded like any other: its second derivative is right."""
+"""A backward that computes in place is recorded like any other:
+its second derivative is right."""
 import torch
 
 
