@@ -9,7 +9,8 @@ torch.manual_seed(0)
 for dtype in (torch.float32, torch.float64):
     z = torch.randn(5, dtype=dtype, device=device, requires_grad=True)
     ELUFunction.apply(z, 1.0).sum().backward()
-    print(f"input {z.dtype} on {z.device} -> gradient {z.grad.dtype} on {z.grad.device}")
+    print(f"input {z.dtype} on {z.device} "
+          f"-> gradient {z.grad.dtype} on {z.grad.device}")
 # --8<-- [end:gradients]
 
 # --8<-- [start:gradcheck]

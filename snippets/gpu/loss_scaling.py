@@ -14,7 +14,8 @@ print("1e-8 in float16:  ", torch.tensor(1e-8, dtype=torch.float16).item())
 # --8<-- [end:range]
 
 # --8<-- [start:underflow]
-h = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float16, device=device, requires_grad=True)
+h = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float16, device=device,
+                 requires_grad=True)
 small = torch.tensor(1e-4, dtype=torch.float16, device=device)
 
 
