@@ -1,4 +1,5 @@
-"""Render bench/results/saving_memory.json: the trade-off table, the provenance, a plot."""
+"""Render bench/results/saving_memory.json:
+the trade-off table, the provenance, a plot."""
 import json
 from pathlib import Path
 

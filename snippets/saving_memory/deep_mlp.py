@@ -1,4 +1,5 @@
-"""The sources' MLP made deeper, a seeded batch, and a training step that can checkpoint."""
+"""The sources' MLP made deeper, a seeded batch,
+and a training step that can checkpoint."""
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn

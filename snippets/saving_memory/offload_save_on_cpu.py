@@ -8,7 +8,8 @@ offload = torch.autograd.graph.save_on_cpu(pin_memory=False)
 t = torch.randn(1024, 1024)
 device, stored = offload.pack_hook(t)  # what autograd keeps instead of t
 print("stored on:", stored.device, "| the same tensor as t:", stored is t)
-print("unpacked back to:", device, "| still t:", offload.unpack_hook((device, stored)) is t)
+print("unpacked back to:", device,
+      "| still t:", offload.unpack_hook((device, stored)) is t)
 # --8<-- [end:hooks]
 
 torch.manual_seed(0)
