@@ -1,4 +1,5 @@
-"""y = x + 2 for a vector x: backward() needs a v, and x.grad is v^T J with J the identity."""
+"""y = x + 2 for a vector x: backward() needs a v,
+and x.grad is v^T J with J the identity."""
 import torch
 from torch.autograd.functional import jacobian
 

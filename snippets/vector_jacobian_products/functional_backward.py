@@ -1,4 +1,5 @@
-"""torch.autograd.backward: the function behind y.backward(v), for one output or several."""
+"""torch.autograd.backward: the function behind y.backward(v),
+for one output or several."""
 import torch
 
 x = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)

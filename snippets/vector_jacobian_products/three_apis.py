@@ -1,4 +1,5 @@
-"""One vector-Jacobian product computed three ways: backward(), autograd.grad, torch.func.vjp."""
+"""One vector-Jacobian product computed three ways:
+backward(), autograd.grad, torch.func.vjp."""
 import torch
 
 # --8<-- [start:setup]
