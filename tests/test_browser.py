@@ -521,7 +521,7 @@ def test_the_step_through_viewer_shows_each_step_of_the_recording(browser, urls,
     total = len(recording["steps"])
     for n, step in enumerate(recording["steps"]):
         if n:
-            next_button.click()
+            press(next_button)
         node = recording["nodes"][step["node"]]
         line = source[node["lines"][-1] - 1].strip() if node["lines"] else None
         assert line, "every node, leaves too, names the line that made it"
@@ -531,10 +531,10 @@ def test_the_step_through_viewer_shows_each_step_of_the_recording(browser, urls,
             found = viewer.locator(f"svg [data-edge].{mark}")
             assert sorted(int(found.nth(i).get_attribute("data-edge")) for i in range(found.count())) == \
                 sorted(e["edge"] for e in expected)
-    viewer.get_by_role("button", name="Forward, line by line").click()
+    press(viewer.get_by_role("button", name="Forward, line by line"))
     for n, entry in enumerate(recording["forward"][:3]):
         if n:
-            next_button.click()
+            press(next_button)
         check_shown(viewer, entry["description"], entry["nodes"], entry["code"])
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     controls = viewer.locator(".snippet-steps__controls :is(button, .snippet-steps__counter)")
@@ -583,7 +583,7 @@ def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(brow
                     assert part.nth(i).evaluate(ON_SCREEN) == "", f"{where}: {part.nth(i).evaluate('e => e.outerHTML.slice(0, 60)')}"
             if next_button.get_attribute("aria-disabled") == "true":
                 break
-            next_button.click()
+            press(next_button)
             step += 1
         assert step > 1, f"{where}: one step only"
     assert page.errors == []

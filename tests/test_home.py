@@ -4,7 +4,7 @@ documentation does not, and the step-through viewer of the first gradient, worki
 
 import pytest
 from conftest import ROOT
-from test_browser import browser, site_url, urls  # noqa: F401  (fixtures)
+from test_browser import browser, press, site_url, urls  # noqa: F401  (fixtures)
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 
@@ -33,7 +33,7 @@ def test_the_first_screen_says_why_and_shows_the_engine_at_work(browser, urls, s
         assert claim in text
     counter = page.locator(".snippet-steps__counter").first
     assert counter.inner_text() == "Step 1 of 5"
-    page.locator(".snippet-steps__controls button[data-go='1']").first.click()
+    press(page.locator(".snippet-steps__controls button[data-go='1']").first)
     assert counter.inner_text() == "Step 2 of 5"
     assert not page.errors, page.errors
     page.context.close()
