@@ -1,4 +1,4 @@
-"""Bytes saved for backward and time per training step of four ways to save memory.
+"""Bytes saved for backward and time per training step of six ways to save memory.
 
     .venv/bin/python bench/saving_memory.py [--depth 8] [--batch 128]
         [--rounds 41] [--steps 1] [--threads 1]
@@ -13,14 +13,39 @@ the forward pass, the loss and the backward pass to every parameter's gradient
     plain                  the model as it is: the baseline of every ratio
     checkpoint each block  each Linear + ELU block under
                            torch.utils.checkpoint.checkpoint(use_reentrant=False)
+    checkpoint each block (reentrant)
+                           the same with use_reentrant=True
+    selective checkpoint   the blocks as one segment under the non-reentrant checkpoint,
+                           context_fn=partial(create_selective_checkpoint_contexts, policy),
+                           the policy keeping the matrix products' outputs (aten.mm,
+                           aten.addmm) and recomputing the rest (the ELUs)
     save_on_cpu            torch.autograd.graph.save_on_cpu() (pin_memory=False)
     pack to bfloat16       saved float32 tensors stored as bfloat16, unpacked to float32
     pack to float16        the same with float16
+
+The reentrant checkpoint refuses torch.autograd.grad, so its step calls
+loss.backward() and reads the parameters' .grad, set to None before each step. Its
+output requires grad only if an input does, and the batch does not: the blocks'
+parameters would get no gradient. Its first block's input is therefore
+x.detach().requires_grad_(), the batch's own storage (saving it costs nothing, as for
+the batch) as a new leaf that requires grad, made anew each step; every block is
+checkpointed, as in the non-reentrant variant, and the two store the same tensors. The
+price is one more matrix product in backward, the batch's gradient through the first
+Linear, which nobody reads.
+
+Selective checkpointing runs on the blocks as one segment, as in the chapter: the
+segment stores its input, the batch, and the kept products. Checkpointed one block at a
+time, each block would also store its input, the previous block's output, and the
+kept products with those inputs are what the plain model stores: memory is saved only
+across blocks.
 
 Saved bytes are counted with the chapter's SavedBytes hooks
 (snippets/saving_memory/saved_bytes.py) wrapped around each variant's own
 hooks: every tensor stored for backward, once per storage, except the
 parameters and the input batch and labels (kept alive by their owners).
+Selective checkpointing stores the outputs its policy keeps itself, not through
+the pack hooks: the policy hands them over, and they go through the counter's
+pack hook (and count as its calls).
 
 Times: the variants run in turn, --rounds times, one after the other in each
 round (starting with a different one each round); in each round each variant
@@ -37,12 +62,15 @@ cores are shared, a second thread waits whenever the other core is busy).
 """
 
 import argparse
+import functools
 import json
 import statistics
 import sys
 from pathlib import Path
 
 import torch
+import torch.nn.functional as F
+from torch.utils.checkpoint import CheckpointPolicy, checkpoint, create_selective_checkpoint_contexts
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "snippets" / "saving_memory")]
@@ -52,18 +80,51 @@ from deep_mlp import gradients, loss_of, make_batch, make_deep_mlp  # noqa: E402
 from saved_bytes import SavedBytes  # noqa: E402
 
 BASELINE = "plain"
+kept = []  # the outputs the selective policy kept in the forward pass that ran last
 
 
-def variants(depth, exclude):
-    """name -> (pack hook, unpack hook, indices of the checkpointed blocks)."""
+def save_matmuls(ctx, op, *args, **kwargs):
+    """The chapter's policy (checkpoint_options.py): keep the matrix products' outputs,
+    recompute the rest; what it keeps also goes to `kept`, to be counted."""
+    if op in (torch.ops.aten.mm.default, torch.ops.aten.addmm.default):
+        kept.append(ctx.op_output)
+        return CheckpointPolicy.MUST_SAVE
+    return CheckpointPolicy.PREFER_RECOMPUTE
+
+
+def variants(model, x, labels, exclude):
+    """name -> (pack hook, unpack hook, forward pass to the loss, loss -> gradients)."""
+    blocks, head = model[:-1], model[-1]
+
+    def reentrant_loss():
+        h = x.detach().requires_grad_()  # the batch's storage: see the docstring
+        for block in blocks:
+            h = checkpoint(block, h, use_reentrant=True)
+        return F.cross_entropy(head(h), labels)
+
+    def selective_loss():
+        h = checkpoint(blocks, x, use_reentrant=False,
+                       context_fn=functools.partial(create_selective_checkpoint_contexts, save_matmuls))
+        return F.cross_entropy(head(h), labels)
+
+    def backward(loss):
+        model.zero_grad()  # to None: nothing accumulates
+        loss.backward()
+        return [p.grad for p in model.parameters()]
+
+    plain_loss = functools.partial(loss_of, model, x, labels)
+    checkpointed_loss = functools.partial(loss_of, model, x, labels, range(len(blocks)))
+    grads = functools.partial(gradients, model)
     store = (lambda t: t, lambda t: t)
     on_cpu = torch.autograd.graph.save_on_cpu()
     return {
-        "plain": (*store, ()),
-        "checkpoint each block": (*store, tuple(range(depth))),
-        "save_on_cpu": (on_cpu.pack_hook, on_cpu.unpack_hook, ()),
-        "pack to bfloat16": (*compressing_hooks(torch.bfloat16, exclude), ()),
-        "pack to float16": (*compressing_hooks(torch.float16, exclude), ()),
+        "plain": (*store, plain_loss, grads),
+        "checkpoint each block": (*store, checkpointed_loss, grads),
+        "checkpoint each block (reentrant)": (*store, reentrant_loss, backward),
+        "selective checkpoint": (*store, selective_loss, grads),
+        "save_on_cpu": (on_cpu.pack_hook, on_cpu.unpack_hook, plain_loss, grads),
+        "pack to bfloat16": (*compressing_hooks(torch.bfloat16, exclude), plain_loss, grads),
+        "pack to float16": (*compressing_hooks(torch.float16, exclude), plain_loss, grads),
     }
 
 
@@ -85,13 +146,16 @@ def main(argv=None):
     model = make_deep_mlp(args.depth)
     x, labels = make_batch(args.batch)
     exclude = [*model.parameters(), x, labels]
-    runs = variants(args.depth, exclude)
+    runs = variants(model, x, labels, exclude)
 
     results, reference = {}, None
-    for name, (pack, unpack, checkpointed) in runs.items():
+    for name, (pack, unpack, forward, backward) in runs.items():
         with SavedBytes(pack, unpack, exclude=exclude) as saved:
-            loss = loss_of(model, x, labels, checkpointed)
-        grads = gradients(model, loss)
+            loss = forward()
+            for tensor in kept:  # stored by selective checkpointing, not through the hooks
+                saved.pack_hook(tensor)
+        kept.clear()
+        grads = backward(loss)
         reference = reference or (loss, grads)
         results[name] = {
             "name": name,
@@ -99,7 +163,6 @@ def main(argv=None):
             "saved_bytes_by_device": {d: saved.nbytes(d) for d in sorted({w for _, w in saved.stored.values()})},
             "saved_storages": len(saved.stored),
             "pack_calls": saved.packs,
-            "checkpointed_blocks": len(checkpointed),
             "loss_equal": torch.equal(loss, reference[0]),
             "gradients_equal": all(torch.equal(g, r) for g, r in zip(grads, reference[1])),
             "max_relative_gradient_error": relative_error(grads, reference[1]),
@@ -107,9 +170,10 @@ def main(argv=None):
         }
         del loss, grads
 
-    def step(pack, unpack, checkpointed):
+    def step(pack, unpack, forward, backward):
         with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
-            gradients(model, loss_of(model, x, labels, checkpointed))
+            backward(forward())
+        kept.clear()
 
     names = list(runs)
     for name in names:
@@ -126,7 +190,7 @@ def main(argv=None):
         result["median_seconds"] = statistics.median(result["round_medians"])
         result["median_ratio_to_plain"] = statistics.median(
             t / p for t, p in zip(result["round_medians"], plain))
-        print(f"{result['name']:22} {result['median_seconds'] * 1e3:8.1f} ms"
+        print(f"{result['name']:34} {result['median_seconds'] * 1e3:8.1f} ms"
               f" x{result['median_ratio_to_plain']:5.2f} {result['saved_bytes']:>12,} bytes", file=sys.stderr)
 
     data = {

@@ -16,8 +16,9 @@ from conftest import ROOT, kind, printed, warnings_in
 
 BENCH = ROOT / "bench" / "saving_memory.py"
 DATA = ROOT / "bench" / "results" / "saving_memory.json"
-VARIANTS = ["plain", "checkpoint each block", "save_on_cpu", "pack to bfloat16", "pack to float16"]
-HOOKED = ["save_on_cpu", "pack to bfloat16", "pack to float16"]
+CHECKPOINTS = ["checkpoint each block", "checkpoint each block (reentrant)", "selective checkpoint"]
+VARIANTS = ["plain", *CHECKPOINTS, "save_on_cpu", "pack to bfloat16", "pack to float16"]
+COMPRESSED = ["pack to bfloat16", "pack to float16"]
 # Stored besides the activations: cross_entropy's (batch, 10) float32 log-probabilities,
 # saved by log_softmax and by nll_loss and counted once, and nll_loss's float32 total weight.
 LOSS_BYTES = {128: 128 * 10 * 4 + 4, 8: 8 * 10 * 4 + 4}
@@ -25,12 +26,17 @@ LOSS_BYTES = {128: 128 * 10 * 4 + 4, 8: 8 * 10 * 4 + 4}
 
 def expected_bytes(depth, batch):
     """What the shapes predict: per block the Linear stores its input (the first one: the
-    batch, not counted) and the ELU its input; the head stores its input."""
+    batch, not counted) and the ELU its input; the head stores its input. A checkpointed
+    block stores its input only; the selective segment its input (the batch) and the
+    Linears' outputs."""
     activation = batch * 1024 * 4
     plain = (2 * depth) * activation + LOSS_BYTES[batch]
     # Packed to 2 bytes a value, the log-probabilities are converted twice: two copies.
     half = depth * activation + 2 * (batch * 10 * 2) + 2
-    return {"plain": plain, "checkpoint each block": plain - depth * activation,
+    checkpointed = plain - depth * activation
+    return {"plain": plain, "checkpoint each block": checkpointed,
+            "checkpoint each block (reentrant)": checkpointed,
+            "selective checkpoint": checkpointed + activation,
             "save_on_cpu": plain, "pack to bfloat16": half, "pack to float16": half}
 
 
@@ -47,8 +53,7 @@ def check_schema(data):
         assert len(v["round_medians"]) == data["rounds"]
         assert v["median_seconds"] > 0 and v["loss_equal"]
     exact = {v["name"]: v["gradients_equal"] for v in data["variants"]}
-    assert exact == {"plain": True, "checkpoint each block": True, "save_on_cpu": True,
-                     "pack to bfloat16": False, "pack to float16": False}
+    assert exact == {name: name not in COMPRESSED for name in VARIANTS}
     plain = data["variants"][0]
     assert plain["median_ratio_to_plain"] == 1.0 and plain["max_relative_gradient_error"] == 0
 
@@ -79,16 +84,34 @@ def test_the_prose_reading_of_the_committed_data():
     v = {x["name"]: x for x in data["variants"]}
     ratio = {name: x["median_ratio_to_plain"] for name, x in v.items()}
     memory = {name: x["saved_bytes"] / v["plain"]["saved_bytes"] for name, x in v.items()}
-    # "checkpointing halves the bytes and costs the most time, about 1.4x a plain step"
+    activation = data["activation_bytes"] / v["plain"]["saved_bytes"]
+    # "checkpointing each block halves the stored bytes and costs the most time: ...
+    # a forward pass is about a third of the arithmetic; this run measured more than a third more"
     assert memory["checkpoint each block"] == pytest.approx(0.5, abs=0.005)
     assert ratio["checkpoint each block"] == max(ratio.values())
-    assert 1.3 < ratio["checkpoint each block"] < 1.5
-    # "save_on_cpu stores as much as plain on a CPU-only machine"
+    assert ratio["checkpoint each block"] > 1 + 0.36
+    # "the reentrant checkpoint stores the same tensors, gives the same gradients and took
+    # about as long, within a tenth of a plain step"
+    assert v["checkpoint each block (reentrant)"]["saved_bytes"] == v["checkpoint each block"]["saved_bytes"]
+    assert v["checkpoint each block (reentrant)"]["gradients_equal"]
+    assert abs(ratio["checkpoint each block (reentrant)"] - ratio["checkpoint each block"]) < 0.1
+    # "selective checkpointing stores one activation more than checkpointing each block:
+    # nine ...; the plain model stores sixteen"
+    assert memory["selective checkpoint"] - memory["checkpoint each block"] == pytest.approx(activation)
+    assert memory["plain"] - memory["selective checkpoint"] == pytest.approx(7 * activation)
+    assert v["plain"]["saved_bytes"] // data["activation_bytes"] == 16
+    # "its gradients are the plain model's, and in this run its step took longer than a plain
+    # step and less than either checkpoint's"
+    assert v["selective checkpoint"]["gradients_equal"]
+    assert 1 < ratio["selective checkpoint"] < min(ratio[name] for name in CHECKPOINTS[:2])
+    # "compression halves the bytes too ... in this run less than a fifth of a plain step
+    # more, less than any checkpoint"
+    assert all(memory[name] == pytest.approx(0.5, abs=0.005) for name in COMPRESSED)
+    assert all(ratio[name] < min(1.2, *(ratio[c] for c in CHECKPOINTS)) for name in COMPRESSED)
+    # "save_on_cpu saves nothing on a CPU, and took as long as a plain step, within 5 %"
     assert memory["save_on_cpu"] == 1.0
-    # "the three hooked variants are within 10 % of a plain step in this run"
-    assert all(0.9 < ratio[name] < 1.1 for name in HOOKED)
-    # "compression halves the bytes; float16 errs about ten times less than bfloat16"
-    assert memory["pack to bfloat16"] == memory["pack to float16"] == pytest.approx(0.5, abs=0.005)
+    assert abs(ratio["save_on_cpu"] - 1) < 0.05
+    # "float16 errs about ten times less than bfloat16"
     error = {name: x["max_relative_gradient_error"] for name, x in v.items()}
     assert 7 < error["pack to bfloat16"] / error["pack to float16"] < 13
     assert error["pack to bfloat16"] < torch.finfo(torch.bfloat16).eps
@@ -360,6 +383,49 @@ def test_selective_checkpointing_keeps_the_matmuls_and_recomputes_the_elus(chapt
     # the plain model stores 16 activations of that size: the 8 kept are half
     count = chapter.shown("count_saved.py", "count")
     assert "16 x   524,288 bytes" in count
+
+
+def test_selective_checkpointing_one_block_at_a_time_would_save_nothing(chapter):
+    """The benchmark's selective segment and the same policy block by block, counted as the
+    benchmark counts: the kept products go through the counter's pack hook."""
+    ns = chapter.run("checkpoint_options.py")
+    model, x, labels = ns["model"], ns["x"], ns["labels"]
+    SavedBytes = chapter.run("saved_bytes.py")["SavedBytes"]
+    ckpt = torch.utils.checkpoint
+
+    def stored(segments):
+        kept = []
+
+        def keeping(ctx, op, *args, **kwargs):
+            decision = ns["save_matmuls"](ctx, op, *args, **kwargs)
+            if decision == ckpt.CheckpointPolicy.MUST_SAVE:
+                kept.append(ctx.op_output)
+            return decision
+
+        with SavedBytes(exclude=[*model.parameters(), x, labels]) as saved:
+            h = x
+            for segment in segments:
+                h = ckpt.checkpoint(segment, h, use_reentrant=False,
+                                    context_fn=lambda: ckpt.create_selective_checkpoint_contexts(keeping))
+            torch.nn.functional.cross_entropy(model[-1](h), labels)
+            for t in kept:
+                saved.pack_hook(t)
+        return saved.nbytes()
+
+    expected = expected_bytes(8, 128)
+    assert stored([model[:-1]]) == expected["selective checkpoint"], "the benchmark's segment"
+    assert stored(model[:-1]) == expected["plain"], "block by block: what the plain model stores"
+    # "every operation of the segment also goes through the policy's dispatch mode"
+    from torch.utils._python_dispatch import TorchDispatchMode
+    contexts = ckpt.create_selective_checkpoint_contexts(ns["save_matmuls"])
+    assert all(isinstance(c, TorchDispatchMode) for c in contexts), "forward, recomputation"
+
+
+def test_the_benchmark_reentrant_input_shares_the_batch_memory():
+    x = torch.randn(4, 3)
+    alias = x.detach().requires_grad_()
+    assert alias.requires_grad and alias.is_leaf and not x.requires_grad
+    assert alias.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
 
 
 def test_solution_save_elu_outputs(chapter):

@@ -16,10 +16,11 @@ print(f"{model['depth']} blocks of width {model['width']}, batch {data['batch']}
       f" {data['dtype']}: one activation is {data['activation_bytes']:,} bytes")
 print(f"time: median of {data['rounds']} rounds; x plain: median of the"
       f" ratios to plain in the same round\n")
-print(f"{'variant':22}{'stored bytes':>13}{'x plain':>8}{'ms':>7}"
+width = max(len(v["name"]) for v in variants) + 1
+print(f"{'variant':{width}}{'stored bytes':>13}{'x plain':>8}{'ms':>7}"
       f"{'x plain':>8}{'gradient error':>15}")
 for v in variants:
-    print(f"{v['name']:22}{v['saved_bytes']:13,}"
+    print(f"{v['name']:{width}}{v['saved_bytes']:13,}"
           f"{v['saved_bytes'] / plain['saved_bytes']:8.2f}"
           f"{v['median_seconds'] * 1e3:7.0f}{v['median_ratio_to_plain']:8.2f}"
           f"{v['max_relative_gradient_error']:15.1e}")
@@ -34,7 +35,7 @@ for key, value in data["provenance"].items():
 names = [v["name"] for v in variants]
 memory = [v["saved_bytes"] / plain["saved_bytes"] for v in variants]
 time = [v["median_ratio_to_plain"] for v in variants]
-fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3), sharey=True)
+fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.5), sharey=True)
 left.barh(names, memory, color="tab:blue")
 left.set_xlabel("bytes stored for backward, x plain")
 right.barh(names, time, color="tab:orange")
