@@ -51,9 +51,28 @@ def names(node):
     def visit(node):
         match node:
             case ast.Name(id=name, ctx=ast.Load()):
-                loads.add(name)
+                if name not in stores:  # read before this statement binds it
+                    loads.add(name)
             case ast.Name(id=name):
                 stores.add(name)
+            case ast.Assign() | ast.AnnAssign() | ast.AugAssign() | ast.NamedExpr():
+                if node.value:
+                    visit(node.value)  # the value is read before the target is bound
+                if isinstance(node, ast.AugAssign):
+                    loads.update(names(node.target)[1] - stores)  # `x += 1` reads x
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    visit(target)
+            case ast.For() | ast.AsyncFor():
+                for child in [node.iter, node.target, *node.body, *node.orelse]:
+                    visit(child)
+            case ast.ExceptHandler(name=str(name)):
+                bound = name in stores
+                stores.add(name)
+                for child in [node.type, *node.body]:
+                    if child:
+                        visit(child)
+                if not bound:
+                    stores.discard(name)  # Python deletes it after the handler
             case ast.Import(names=aliases) | ast.ImportFrom(names=aliases):
                 stores.update((a.asname or a.name).split(".")[0] for a in aliases)
             case ast.FunctionDef() | ast.AsyncFunctionDef() | ast.Lambda():
@@ -211,26 +230,68 @@ def statements_of(path):
     return parsed(path, path.stat().st_mtime_ns)
 
 
-def needed(statements, wanted):
+def needed(statements, wanted, helpers=frozenset()):
     """The statements among `statements` (in order) that the names `wanted`, used after them,
     need: those that bind a name still needed, and those that may change what it holds
-    (an effect on an object made from it, a seed). A backward pass of liveness, again while a
-    chosen function uses a name defined below it (its body runs later, when it is called)."""
+    (an effect on an object made from it, a seed, a random draw after the seed). A backward
+    pass of liveness, again while a chosen function uses a name defined below it (its body runs
+    later, when it is called). `helpers`: the names imported from the project's modules."""
     while True:
         chosen, live = liveness(statements, wanted)
         later = {n for s in chosen if isinstance(s.node, SCOPES) for n in s.loads}
         seeds = [i for i, s in enumerate(statements) if s in chosen and s.is_seed]
         if seeds:  # what was drawn after the seed decides what the code draws next: keep the draws
-            later |= {n for s in statements[seeds[0]:] if draws(s) for n in s.binds}
+            random = drawing(statements, helpers)
+            later |= {n for s in statements[seeds[0]:] if draws(s, random) for n in s.binds}
         if later <= set(wanted):
             return chosen, live
         wanted = set(wanted) | later
 
 
-def draws(statement):
-    """It may draw random numbers: an assignment whose value calls something."""
+RANDOM = re.compile(r"rand|normal|uniform|bernoulli|multinomial|dropout|shuffle|sample|choice"
+                    r"|^(Linear|Conv|Embedding|LSTM|GRU|RNN|Bilinear|Multihead|Transformer)", re.I)
+
+
+@dataclass
+class Drawing:
+    """The names whose call may draw random numbers, and those whose methods may."""
+    calls: set
+    methods: set
+
+
+def drawing(statements, helpers):
+    """A helper's names (`helpers`) and those the statements bind with a definition or value
+    that makes a drawing call (`MLP`, whose __init__ calls `nn.Linear`, and `model = MLP()`,
+    whose call may run dropout); the methods of a name an assignment binds (an object's:
+    `model.parameters()`) are taken to draw only by their own names."""
+    found = Drawing(set(helpers), set(helpers))
+    objects = {n for s in statements if isinstance(s.node, (ast.Assign, ast.AnnAssign)) for n in s.binds}
+    while True:
+        more = {n for s in statements if s.binds - found.calls and calls_drawing(s.node, found)
+                for n in s.binds}
+        if not more - found.calls:
+            return found
+        found.calls |= more
+        found.methods |= more - objects
+
+
+def calls_drawing(node, drawing):
+    """`node` makes a call named for drawing (`torch.randn`, `x.uniform_`, `nn.Linear`) or a
+    call that `drawing` says may draw (`model(x)`, `ELUFunction.apply(z)`)."""
+    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+        callee, last = call.func, None
+        while isinstance(callee, ast.Attribute):
+            last, callee = last or callee.attr, callee.value
+        root = callee.id if isinstance(callee, ast.Name) else ""
+        if RANDOM.search(last or root) or root in (drawing.calls if last is None else drawing.methods):
+            return True
+    return False
+
+
+def draws(statement, drawing):
+    """An assignment that may draw random numbers (see `calls_drawing`)."""
     return isinstance(statement.node, (ast.Assign, ast.AnnAssign)) and statement.node.value is not None \
-        and any(isinstance(n, ast.Call) for n in ast.walk(statement.node.value))
+        and calls_drawing(statement.node.value, drawing)
 
 
 def liveness(statements, wanted):
@@ -290,6 +351,7 @@ class Source:
         found = statements_of(self.path)
         self.statements, self.lines = found if found else ([], [])
         self.data = data  # the values of the one data file the snippet reads, if any
+        self.helpers = {n for s in self.statements if self.helper(s) for n in s.binds}
 
     def helper(self, statement):
         """The project module a statement imports, with what it takes: ({local name: name
@@ -321,7 +383,7 @@ class Source:
     def inline(self, wanted, inlined, seen=()):
         """Put into `inlined` what the names `wanted` of this module need of it, with what it
         needs of the helpers it imports in turn."""
-        chosen, _ = needed(self.statements, wanted)
+        chosen, _ = needed(self.statements, wanted, self.helpers)
         used = set(wanted).union(*(s.loads for s in chosen))
         for s in chosen:
             if self.helper(s):
@@ -374,7 +436,7 @@ class Source:
             return Program("", code.strip("\n"))
         kept = self.kept(block)
         wanted = free_names(kept)
-        chosen, _ = needed([s for s in self.statements if s.last < block[0].first], wanted)
+        chosen, _ = needed([s for s in self.statements if s.last < block[0].first], wanted, self.helpers)
         used = wanted.union(*(s.loads for s in chosen))
         inlined = Inlined()
         for s in chosen + block:
