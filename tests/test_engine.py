@@ -354,6 +354,20 @@ def test_a_section_shows_its_own_output_and_copies_what_it_needs(project):
     assert copy == 'message = "from the first part"\nprint("the second part, after", message.split()[-2:])\n'
 
 
+def test_a_page_whose_front_matter_says_so_has_no_notebook(project):
+    """The home page shows a chapter's example: it is no chapter, and has no notebook."""
+    project.write("snippets/hello.py", 'print("hello")\n')
+    project.write("docs/index.md", "---\nnotebook: false\n---\n\n" + PAGE.format("hello.py"))
+    project.write("docs/chapter.md", PAGE.format("hello.py"))
+    assert build(project).returncode == 0
+    site = project.root / "site"
+    assert sorted(p.name for p in (site / "notebooks").glob("*.ipynb")) == ["chapter.ipynb"]
+    assert "notebook-download" not in (site / "index.html").read_text()
+    assert "notebook-download" in (site / "chapter/index.html").read_text()
+    shown = BeautifulSoup((site / "index.html").read_text(), "html.parser").select_one(".snippet-stdout code")
+    assert shown.get_text().strip() == "hello", "the page still runs its snippet"
+
+
 def test_a_graphs_svg_file_is_sanitised(project):
     """The page links the graph's SVG file, which a reader may open on its own."""
     project.write("snippets/evil_graph.py", """\

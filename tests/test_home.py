@@ -1,6 +1,6 @@
 """The home page: in one screen at 1280 x 800, what the site is for, what it does that other
 documentation does not, and the step-through viewer of the first gradient, working right there
-(hooks/home_demo.py copies it from Autograd basics)."""
+(the engine runs it for the home page as for the chapter)."""
 
 import pytest
 from conftest import ROOT
@@ -24,7 +24,7 @@ def test_the_first_screen_says_why_and_shows_the_engine_at_work(browser, urls, s
     page = open_page(browser, urls["home"], scheme=scheme, width=1280, height=800)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SHOTS / f"home-1280x800-{scheme}.png")
-    for selector in [".home-hero__text ul", ".home-hero__demo .highlight", ".snippet-steps__graph svg",
+    for selector in [".home-hero__text ul", ".home-hero__demo .snippet-steps__code", ".snippet-steps__graph svg",
                      ".snippet-steps__controls button[data-go='1']"]:
         box = page.locator(selector).first.bounding_box()
         assert box and box["y"] + box["height"] <= 800, f"{selector} is not on the first screen: {box}"

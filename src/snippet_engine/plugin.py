@@ -7,7 +7,8 @@ For each chapter (parsed once, chapter.py) the plugin:
 - folds the lines a block needs but does not show ("N lines of setup")
   above it, and makes its copy button copy the runnable whole
   (standalone.py);
-- makes the chapter a notebook and a page that shows it (notebooks.py);
+- makes the chapter a notebook and a page that shows it (notebooks.py),
+  unless its front matter says `notebook: false`;
 - serves every snippet as a download that runs on its own.
 
 Every failure (a snippet raises, exits, crashes or times out; an include
@@ -35,7 +36,7 @@ from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
-from mkdocs.utils import CountHandler, get_relative_url
+from mkdocs.utils import CountHandler, get_relative_url, meta
 
 from snippet_engine import api_links, notebooks, render, standalone
 from snippet_engine.chapter import parse
@@ -161,10 +162,12 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         paths = sorted({i.path for c in self.chapters.values() for i in c.snippets} | set(self.snippets.rglob("*.py")))
         for path, result in zip(paths, self.runner.run_all([(p, p in self.recorded) for p in paths])):
             self.results[path] = result
-        for chapter in self.chapters.values():
+        for file in [f for f in files.documentation_pages() if f.src_uri in self.chapters]:
+            chapter = self.chapters[file.src_uri]
             if chapter.blocks:
                 self.check(chapter)
-                self.add_notebook(chapter, files, config, found["packages"])
+                if meta.get_data(file.content_string)[1].get("notebook", True):
+                    self.add_notebook(chapter, files, config, found["packages"])
         recorder = importlib.util.find_spec("autograd_steps").origin  # the reader's own step_through
         files.append(File.generated(config, RECORDER, abs_src_path=recorder))
         assets = Path(__file__).parent / "assets"
@@ -243,6 +246,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
     def with_notebook_link(self, markdown, page):
         slug = Path(page.file.src_uri).with_suffix("").as_posix()
+        if f"{self.config.notebooks_dir}/{slug}.md" not in self.notebook_pages:
+            return markdown
         url = get_relative_url(f"{self.config.notebooks_dir}/{slug}.ipynb", page.url)
         link = (f'<p class="notebook-download"><a href="{url}" download>'
                 f"Download this chapter as a Jupyter notebook</a> · {self.bundle_link(page)}</p>")
