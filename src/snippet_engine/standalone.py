@@ -349,7 +349,8 @@ class Source:
     def __init__(self, path, project, data=None):
         self.path, self.project = Path(path), Path(project)
         found = statements_of(self.path)
-        self.statements, self.lines = found if found else ([], [])
+        # Python cannot parse it: the run says why, and a copy is the lines as they are
+        self.statements, self.lines = found if found else ([], self.path.read_text(errors="replace").splitlines())
         self.data = data  # the values of the one data file the snippet reads, if any
         self.helpers = {n for s in self.statements if self.helper(s) for n in s.binds}
 

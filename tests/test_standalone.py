@@ -1,0 +1,197 @@
+"""standalone.py in-process: what a block's copy keeps of the code before it, on small files of
+plain Python (no torch: `random` stands for the random draws). Every copy here is also run, and
+prints what the block prints when the whole file runs."""
+
+import contextlib
+import io
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from snippet_engine.standalone import Source, data_values
+
+
+def write(folder, name, text):
+    path = folder / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def printed(code):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<copy>", "exec"), {"__name__": "__main__"})
+    return out.getvalue()
+
+
+def copy_of(path, project, data=None):
+    """The copy of the block that starts at the line `# the block` and runs to the end."""
+    lines = path.read_text().splitlines()
+    first = lines.index("# the block") + 1
+    return Source(path, project, data).program(first, len(lines)).copy
+
+
+def block_output(path):
+    """What the block prints when the whole file runs, where it can import its helper modules
+    (a copy runs where it cannot)."""
+    sys.path.insert(0, str(path.parent))
+    try:
+        whole = printed(path.read_text())
+        before = printed(path.read_text().split("# the block")[0])
+    finally:
+        sys.path.remove(str(path.parent))
+        files = {name: getattr(module, "__file__", None) for name, module in sys.modules.items()}
+        for name in [name for name, file in files.items() if file and path.parent in Path(file).parents]:
+            del sys.modules[name]  # the next test's helper modules are its own
+    assert whole.startswith(before)
+    return whole[len(before):]
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a copy runs in an empty folder
+    return tmp_path
+
+
+def check(path, project, *, kept=(), dropped=(), data=None):
+    copy = copy_of(path, project, data)
+    for line in kept:
+        assert line in copy, f"{line!r} is needed:\n{copy}"
+    for line in dropped:
+        assert line not in copy, f"{line!r} is not needed:\n{copy}"
+    assert printed(copy) == block_output(path), copy
+    return copy
+
+
+def test_what_changes_a_name_the_block_reads_is_kept_and_what_only_shows_is_not(project):
+    path = write(project, "effects.py", """\
+        grads = []
+        unused = 42
+        print("an earlier print")
+        grads.append(1.5)
+        total = 0
+        # the block
+        total += sum(grads)
+        print(total)
+        """)
+    check(path, project, kept=["grads = []", "grads.append(1.5)", "total = 0"],
+          dropped=["unused", "an earlier print"])
+
+
+def test_a_name_an_except_clause_binds_is_no_dependency(project):
+    path = write(project, "errors.py", """\
+        w = [1.0]
+        try:
+            w.append(len(w) / 0)
+        except ZeroDivisionError as err:
+            print(f"error: {err}")
+        # the block
+        w = [2.0]
+        try:
+            w.pop(5)
+        except IndexError as err:
+            print(f"error: {err}")
+        """)
+    check(path, project, dropped=["w = [1.0]", "ZeroDivisionError"])
+
+
+def test_a_loop_target_and_an_assignment_read_only_after_they_bind_are_no_dependency(project):
+    path = write(project, "rebound.py", """\
+        name = "earlier"
+        value = 1
+        # the block
+        for name in ["a", "b"]:
+            print(name)
+        value = 2
+        print(value)
+        """)
+    check(path, project, dropped=['name = "earlier"', "value = 1"])
+
+
+def test_after_a_seed_the_draws_are_kept_and_the_other_calls_are_not(project):
+    path = write(project, "draws.py", """\
+        import random
+        random.seed(0)
+        first = random.random()
+        label = str(len("abc"))
+        # the block
+        print(random.random(), label)
+        """)
+    check(path, project, kept=["random.seed(0)", "first = random.random()", "label = str"])
+    path = write(project, "no_draws.py", """\
+        import random
+        random.seed(0)
+        first = random.random()
+        label = str(len("abc"))
+        # the block
+        print(random.random())
+        """)
+    check(path, project, kept=["random.seed(0)", "first = random.random()"], dropped=["label"])
+
+
+def test_a_helper_modules_definitions_are_inlined_and_its_import_dropped(project):
+    write(project, "helper.py", """\
+        import math
+
+        def area(r):
+            return math.pi * r**2
+
+        def unused():
+            return 0
+        """)
+    path = write(project, "uses_helper.py", """\
+        from helper import area
+        # the block
+        print(round(area(2.0), 3))
+        """)
+    check(path, project, kept=["def area(r):", "import math"], dropped=["helper", "def unused"])
+
+
+def test_a_module_imported_whole_becomes_a_namespace_of_what_the_code_takes(project):
+    write(project, "shapes.py", """\
+        def add(a, b):
+            return a + b
+
+        def square(a):
+            return a * a
+        """)
+    path = write(project, "own_add.py", """\
+        import shapes as sh
+
+        def add(a, b):  # the code's own add, beside the module's
+            return f"{a}+{b}"
+        # the block
+        print(sh.add(2, 3), add(2, 3))
+        """)
+    check(path, project, kept=["def shapes():", "sh = shapes()", "return SimpleNamespace(**locals())"],
+          dropped=["import shapes", "def square"])
+
+
+def test_a_data_file_read_becomes_its_values_and_the_lines_that_found_it_go(project):
+    (project / "data.json").write_text(json.dumps({"rows": [1, 2, 3]}))
+    path = write(project, "reads_data.py", """\
+        import json
+        from pathlib import Path
+
+        HERE = Path(__file__).parent
+        # the block
+        results = json.loads((HERE / "data.json").read_text())
+        print(sum(results["rows"]))
+        """)
+    data = data_values([str(project / "data.json")])
+    copy = copy_of(path, project, data)
+    assert "__file__" not in copy and "read_text" not in copy and "{'rows': [1, 2, 3]}" in copy
+    assert printed(copy) == "6\n"
+
+
+def test_code_python_cannot_parse_is_copied_as_it_is(project):
+    path = write(project, "broken.py", """\
+        x = 1
+        # the block
+        print(x +)
+        """)
+    copy = copy_of(path, project)
+    assert copy.splitlines()[-1] == "print(x +)"
