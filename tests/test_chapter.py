@@ -1,0 +1,79 @@
+"""chapter.py in-process: the includes a page's fences hold, and what is wrong with a bad one."""
+
+import textwrap
+
+import pytest
+
+from snippet_engine.chapter import parse
+
+
+@pytest.fixture
+def snippets(tmp_path):
+    folder = tmp_path / "snippets"
+    (folder / "ch").mkdir(parents=True)
+    (folder / "ch" / "a.py").write_text(textwrap.dedent("""\
+        import torch
+        # --8<-- [start:part]
+        x = torch.ones(2)
+        print(x)
+        # --8<-- [end:part]
+        # --8<-- [start:open]
+        y = 1
+        """))
+    (tmp_path / "outside.py").write_text("print('not an example')\n")
+    return folder
+
+
+def page(*fences):
+    return "# Page\n\n" + "\n\nSome prose.\n\n".join(fences) + "\n"
+
+
+def fence(include, info="python", quote='"'):
+    return f"```{info}\n--8<-- {quote}{include}{quote}\n```"
+
+
+def test_a_fence_with_an_include_is_a_block_and_one_without_is_prose(snippets):
+    chapter = parse("p.md", page(fence("ch/a.py"), "```python\nprint('written on the page')\n```"), snippets)
+    (block,) = chapter.blocks
+    (include,) = block.includes
+    assert (include.path, include.first, include.last, include.problem) == (snippets / "ch/a.py", None, None, None)
+    assert chapter.snippets == [include] and chapter.recorded == set()
+
+
+def test_a_section_and_a_line_range_select_their_lines_without_the_markers(snippets):
+    chapter = parse("p.md", page(fence("ch/a.py:part"), fence("ch/a.py:3:4")), snippets)
+    section, lines = (b.includes[0] for b in chapter.blocks)
+    assert (section.first, section.last) == (2, 5)
+    assert section.shown() == ["x = torch.ones(2)", "print(x)"]
+    assert section.numbered() == [(3, "x = torch.ones(2)"), (4, "print(x)")]
+    assert lines.shown() == section.shown()
+
+
+def test_single_quotes_include_as_double_quotes_do(snippets):
+    (block,) = parse("p.md", page(fence("ch/a.py:part", quote="'")), snippets).blocks
+    assert block.includes[0].shown() == ["x = torch.ones(2)", "print(x)"]
+
+
+def test_step_through_in_the_fence_asks_for_a_recording_and_leaves_the_info(snippets):
+    (block,) = parse("p.md", page(fence("ch/a.py", info='python step-through title="a"')), snippets).blocks
+    assert block.steps and block.info == 'python title="a"'
+    recorded = parse("p.md", page(fence("ch/a.py", info="python step-through")), snippets).recorded
+    assert recorded == {snippets / "ch/a.py"}
+    (block,) = parse("p.md", page(fence("ch/a.py", info="python step-throughs")), snippets).blocks
+    assert not block.steps, "only the word itself"
+
+
+@pytest.mark.parametrize("include, problem", [
+    ("ch/b.py", 'snippets/ch/b.py does not exist. Did you mean "ch/a.py"?'),
+    ("nowhere/a.py", "The folder snippets/nowhere does not exist."),
+    ("../outside.py", "outside.py is outside snippets/"),
+    ("ch/a.py:missing", "a.py has no section 'missing' (mark it with '# --8<-- [start:missing]' and "
+                        "'# --8<-- [end:missing]'); its sections: open, part"),
+    ("ch/a.py:open", "section 'open' is opened on line 6 but never closed"),
+    ("ch/a.py:5:99", "lines 5:99 are not in a.py, which has 7 lines"),
+])
+def test_a_bad_include_says_what_is_wrong_and_how_to_fix_it(snippets, include, problem):
+    chapter = parse("p.md", page(fence(include)), snippets)
+    (block,) = chapter.blocks
+    assert problem in block.includes[0].problem
+    assert chapter.snippets == [], "a bad include never runs"
