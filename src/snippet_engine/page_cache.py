@@ -8,18 +8,31 @@ was first rendered, and they are the chapter's own links, which MkDocs checks
 on the chapter's page on every build.
 """
 
+import functools
 import hashlib
 import json
+from importlib import metadata
+from pathlib import Path
 
 from mkdocs.structure.toc import get_toc
 
 from snippet_engine.cache_file import write_json
 
-VERSION = 1  # of what is stored; a change makes every entry a miss
+RENDERERS = ("markdown", "pymdown-extensions", "pygments", "mkdocs", "mkdocs-material")
+
+
+@functools.cache
+def renderer():
+    """What renders a page besides its content: the engine's own code (every module and asset of
+    this package) and the versions of the Markdown stack. A change makes every entry a miss."""
+    engine = hashlib.sha256()
+    for path in sorted(p for p in Path(__file__).parent.rglob("*") if p.suffix in (".py", ".js", ".css")):
+        engine.update(path.read_bytes())
+    return [engine.hexdigest(), {name: metadata.version(name) for name in RENDERERS}]
 
 
 def key(*parts):
-    return hashlib.sha256(json.dumps([VERSION, *parts], sort_keys=True, default=str).encode()).hexdigest()
+    return hashlib.sha256(json.dumps([renderer(), *parts], sort_keys=True, default=str).encode()).hexdigest()
 
 
 def tokens(toc):
