@@ -443,7 +443,8 @@ new MutationObserver(records => {
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_script_restyles_the_whole_page_once_its_content_is_parsed(browser, urls, scheme):
     """Material's palette component did three such changes after the page was parsed, each
-    restyling all of a chapter's elements; hooks/palette.py runs its work in the header."""
+    restyling all of a chapter's elements; overrides/partials/javascripts/palette.html does its
+    work in the header."""
     context = browser.new_context(viewport={"width": 412, "height": 900}, color_scheme=scheme)
     context.add_init_script(WATCH_PAGE_RESTYLES)
     page = context.new_page()
