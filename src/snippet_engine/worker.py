@@ -41,6 +41,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import types
@@ -108,6 +109,22 @@ def exit_error(code):
             "where": None, "traceback": ""}
 
 
+def still_running(timeout, path):
+    """The error of a snippet whose code ended but whose threads or processes did not: plain
+    Python would wait for them."""
+    frames, left, line = sys._current_frames(), [], None
+    for thread in threading.enumerate():
+        if not thread.daemon and thread is not threading.current_thread():
+            here = [f.lineno for f in traceback.extract_stack(frames.get(thread.ident)) if f.filename == path]
+            line = line or (here[-1] if here else None)
+            left.append(f"thread {thread.name!r}" + (f" (at line {here[-1]})" if here else ""))
+    if "multiprocessing" in sys.modules:
+        left += [f"process {p.name!r}" for p in sys.modules["multiprocessing"].active_children()]
+    return {"type": "SnippetTimeout", "line": line, "where": None, "traceback": "",
+            "message": f"still running after its code ended: {', '.join(left) or 'an atexit function'} "
+                       f"it started had not ended within the {timeout} s timeout (plain Python waits for it)"}
+
+
 def recording(steps, path):
     """Around a snippet whose page asks for a step-through: each backward() it calls is
     recorded from the engine and displayed (autograd_steps.recorded); the snippet stays plain."""
@@ -158,13 +175,16 @@ def run_child(request, private, workdir):
         real_exit(code)
 
     def time_is_up(signum, frame):
+        if ended:  # its code is done; a thread or process it started is not
+            finish(error or still_running(request["timeout"], path))
+            real_exit(1)
         raise SnippetTimeout(f"the snippet was still running after {request['timeout']} s "
                              "(the `timeout` setting of the snippets plugin)")
 
     os._exit = exit_now
     signal.signal(signal.SIGALRM, time_is_up)
-    signal.setitimer(signal.ITIMER_REAL, request["timeout"])
-    error = None
+    signal.setitimer(signal.ITIMER_REAL, request["timeout"], 1)  # then every second until it stops
+    error, ended = None, False
     try:
         if code is None:
             with recording(request.get("steps"), path):
@@ -177,8 +197,10 @@ def run_child(request, private, workdir):
             error = exit_error(exc.code) if isinstance(exc.code, int) else error_report(exc, path, root)
     except BaseException as exc:  # noqa: BLE001 - report anything the snippet raised
         error = error_report(exc, path, root)
-    try:
-        atexit._run_exitfuncs()  # as Python does at exit: multiprocessing stops its daemons here
+    ended = True
+    try:  # as Python does at exit: wait for the threads it started, then atexit (multiprocessing
+        threading._shutdown()  # stops its daemons there and waits for its other processes)
+        atexit._run_exitfuncs()
     except BaseException:  # noqa: BLE001 - the snippet's own result stands
         pass
     finish(error)

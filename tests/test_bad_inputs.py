@@ -1,0 +1,62 @@
+"""Bad input to the snippet engine: each behaves as plain `python snippet.py` would, or fails once,
+clearly, naming the file and the line, and the next run is healthy."""
+
+import queue
+
+import pytest
+
+from snippet_engine.runner import Runner
+
+
+@pytest.fixture(scope="module")
+def worker():
+    """One worker without torch for this file's runners: a timeout of 3 s keeps them quick."""
+    runner = Runner(".", preload=())
+    yield runner.workers[0]
+    runner.close()
+
+
+@pytest.fixture
+def engine(tmp_path, worker):
+    """A runner over tmp_path/snippets with a cache and a 3 s timeout, sharing the worker."""
+    (tmp_path / "snippets").mkdir()
+    runner = Runner(tmp_path / "snippets", tmp_path / "cache", timeout=3, preload=())
+    runner.workers, runner.idle = [worker], queue.SimpleQueue()
+    runner.idle.put(worker)
+    return runner
+
+
+def snippet(tmp_path, name, code):
+    path = tmp_path / "snippets" / name
+    path.write_text(code)
+    return path
+
+
+def healthy(engine, tmp_path):
+    return engine.run(snippet(tmp_path, "healthy.py", "print('next')\n")).stdout == "next\n"
+
+
+def test_a_thread_or_process_left_running_fails_as_still_running(engine, tmp_path):
+    threads = snippet(tmp_path, "thread.py", """\
+import threading, time
+def wait():
+    time.sleep(1000)
+threading.Thread(target=wait).start()
+threading.Thread(target=time.sleep, args=(0.5,)).start()
+print("main done")
+""")
+    result = engine.run(threads)
+    assert result.stdout == "main done\n"
+    assert result.error["type"] == "SnippetTimeout" and result.error["line"] == 3
+    assert result.error["message"].startswith("still running after its code ended: thread 'Thread-1 (wait)' (at line 3)")
+    process = snippet(tmp_path, "process.py", """\
+import multiprocessing, time
+if __name__ == "__main__":
+    multiprocessing.Process(target=time.sleep, args=(1000,)).start()
+""")
+    assert "process 'Process-1'" in engine.run(process).error["message"]
+    brief = snippet(tmp_path, "brief.py", "import threading, time\n"
+                    "threading.Thread(target=lambda: (time.sleep(0.5), print('waited for'))).start()\n")
+    result = engine.run(brief)
+    assert result.error is None and result.stdout == "waited for\n", "a thread that ends is waited for"
+    assert healthy(engine, tmp_path)
