@@ -42,7 +42,7 @@ import yaml
 from common import provenance, timed
 
 ROOT = Path(__file__).resolve().parent.parent
-COPY = ["mkdocs.yml", "docs", "snippets", "hooks", "bench"]
+COPY = ["mkdocs.yml", "docs", "snippets", "hooks", "overrides", "bench"]
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 RAN = re.compile(r"snippet (\S+) ran in ([\d.]+) s")
 JUPYTER = {"include": ["notebooks/*.ipynb"], "execute": False, "allow_errors": False, "include_source": True,
@@ -78,6 +78,7 @@ def baseline(folder, notebooks=None):
     copy_site(folder, ["docs", "snippets"])
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     del config["hooks"]
+    del config["theme"]["custom_dir"]  # plain Material: none of our partials (overrides/)
     config["plugins"] = ["search"]
     section = next(e for e in config["nav"] if isinstance(e, dict) and "Notebooks" in e)
     if notebooks:

@@ -185,6 +185,7 @@ def project(tmp_path):
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     config["nav"] = ["index.md"]
     config["hooks"] = [str(ROOT / hook) for hook in config["hooks"]]
+    config["theme"]["custom_dir"] = str(ROOT / config["theme"]["custom_dir"])
     # These pages' snippets do not use torch: starting the worker without it keeps the tests quick.
     next(p for p in config["plugins"] if isinstance(p, dict) and "snippets" in p)["snippets"]["preload"] = []
     (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
