@@ -6,10 +6,9 @@ script. Search then runs its worker in an iframe, with the iframe-worker shim, w
 takes from unpkg.com: here the shim comes from the site itself (node_modules/iframe-worker,
 installed by `make setup`), so the copy on disk needs no network either. The served site keeps
 its folder URLs; the footer of every page links the zip and the PDF when `make build` makes
-them (OFFLINE_DOWNLOAD and PDF_DOWNLOAD, their paths in the site). Settings come from the
-environment, not from `!ENV` in mkdocs.yml, which plain YAML readers (the tests) cannot load.
-The links go into Material's footer line here rather than through a `custom_dir` partial:
-bench/build_time.py's baseline builds with the theme settings of mkdocs.yml and no overrides/.
+them (OFFLINE_DOWNLOAD and PDF_DOWNLOAD, their paths in the site, which this hook puts in
+`config.extra` for overrides/partials/copyright.html). Settings come from the environment, not
+from `!ENV` in mkdocs.yml, which plain YAML readers (the tests) cannot load.
 """
 
 import os
@@ -18,7 +17,6 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
-from mkdocs.utils import get_relative_url
 
 SHIM = "assets/javascripts/iframe-worker-shim.js"
 
@@ -42,16 +40,3 @@ def on_files(files, config):
         files.append(File.generated(config, SHIM, abs_src_path=str(shim)))
     return files
 
-
-def on_post_page(output, page, config):
-    offline, pdf = (config.extra.get(key) for key in ("offline_download", "pdf_download"))
-    links = []
-    if offline:
-        links.append(f'<a href="{get_relative_url(offline, page.url)}" download>Download this site</a> '
-                     "to read it offline (unzip, open <code>index.html</code>)")
-    if pdf:
-        links.append(f'<a href="{get_relative_url(pdf, page.url)}" download>the whole book as a PDF</a>')
-    if not links:
-        return output
-    footer = '<div class="md-copyright">'
-    return output.replace(footer, f'{footer}<div class="md-copyright__highlight">{" · ".join(links)}</div>', 1)
