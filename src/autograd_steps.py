@@ -32,11 +32,11 @@ table otherwise.
 import ast
 import builtins
 import contextlib
-import inspect
 import math
 import os
 import re
 import sys
+import types
 
 import torch
 
@@ -48,7 +48,7 @@ FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in [^\n]*\n(?P<
 def step_through(output, gradient=None, **backward_args):
     """`output.backward(gradient, **backward_args)`, recorded and shown. Returns None, as
     backward() does (Jupyter would show a returned recording a second time)."""
-    caller = inspect.currentframe().f_back
+    caller = sys._getframe(1)
     recording = Recording(output, names(caller), caller.f_code.co_filename)
     recording.run(lambda: output.backward(gradient, **backward_args))
     show(recording)
@@ -67,7 +67,7 @@ def recorded(path):
     real = torch.autograd.backward
 
     def backward(tensors, *args, **kwargs):
-        frame = sys._getframe(1)
+        frame: types.FrameType | None = sys._getframe(1)
         while frame is not None and frame.f_code.co_filename != path:
             frame = frame.f_back
         if frame is None or not isinstance(tensors, torch.Tensor) or tensors.grad_fn is None:
@@ -86,7 +86,7 @@ def recorded(path):
 
 def names(frame):
     """{id(tensor): name} for the leaves a frame's variables hold, modules' parameters included."""
-    found = {}
+    found: dict[int, str] = {}
     for scope in (frame.f_locals, frame.f_globals):
         for name, value in scope.items():
             if isinstance(value, torch.Tensor):
@@ -104,7 +104,9 @@ class Recording:
                              "(this one has no grad_fn)")
         self.output, self.folder, self.file = output, os.path.dirname(path), os.path.basename(path)
         self.source = source_lines(path)
-        self.nodes, self.index, self.edges = [], {}, []
+        self.nodes: list[dict] = []
+        self.index: dict[int, object] = {}  # id(node) -> node, which the recording keeps alive
+        self.edges: list[dict] = []
         self.visit(output.grad_fn, leaf_names)
         self.place_leaves(path, self.nodes[0]["line"])
         self.nodes.sort(key=lambda n: n["sequence"])
@@ -161,7 +163,8 @@ class Recording:
         for node in self.nodes:
             if node["kind"] != "leaf":
                 continue
-            lines = [(n, code) for n, code in made.get(node["label"].split(".")[0], []) if before is None or n <= before]
+            made_here = made.get(node["label"].split(".")[0], [])
+            lines = [(n, code) for n, code in made_here if before is None or n <= before]
             if lines:
                 line, code = lines[-1]
                 node.update(where=[{"file": self.file, "line": line, "code": code}], lines=[line], line=line)
@@ -178,8 +181,8 @@ class Recording:
 
     def run(self, backward):
         """Call `backward()` (which runs this recording's backward pass) with every node watched."""
-        running = {}  # node id -> the step it is in
-        outgoing = {node["id"]: {} for node in self.nodes}  # node id -> {slot: edge id}
+        running: dict[int, dict] = {}  # node id -> the step it is in
+        outgoing: dict[int, dict[int, int]] = {node["id"]: {} for node in self.nodes}  # node id -> {slot: edge id}
         for edge in self.edges:
             outgoing[edge["from"]][edge["slot"]] = edge["id"]
         handles = []
@@ -237,7 +240,7 @@ class Recording:
 
     def sent_text(self, step, to):
         """What went to each node: once for a node that two or more edges reach, with how many."""
-        by_target = {}
+        by_target: dict[int, list[str]] = {}
         for s in step["sent"]:
             by_target.setdefault(self.edges[s["edge"]]["to"], []).append(s["grad"]["text"] if s["grad"] else "None")
         texts = []
@@ -267,7 +270,7 @@ class Recording:
 
     def forward_lines(self):
         """The top-level lines of the snippet in the order they ran, with the nodes each added."""
-        lines = {}
+        lines: dict[int, list[int]] = {}
         for node in self.nodes:
             if node["line"] is not None:
                 lines.setdefault(node["line"], []).append(node["id"])
@@ -328,7 +331,7 @@ def bindings(lines):
         tree = ast.parse("\n".join(lines))
     except (SyntaxError, ValueError):
         return {}
-    found = {}
+    found: dict[str, list[tuple[int, str]]] = {}
 
     def visit(node, statement):
         for child in ast.iter_child_nodes(node):

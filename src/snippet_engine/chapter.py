@@ -113,8 +113,8 @@ def missing_file(file, snippets_dir):
     known = sorted(p.relative_to(snippets_dir).as_posix() for p in folder.glob("*") if p.is_file()) \
         if folder.is_dir() else []
     close = difflib.get_close_matches(file, known, n=1)
-    hint = f" Did you mean \"{close[0]}\"?" if close else (
-        f" Files next to it: {', '.join(known)}." if known else f" The folder snippets/{Path(file).parent} does not exist.")
+    hint = f" Did you mean \"{close[0]}\"?" if close else f" Files next to it: {', '.join(known)}." if known \
+        else f" The folder snippets/{Path(file).parent} does not exist."
     return f"the included file snippets/{file} does not exist.{hint}"
 
 
@@ -127,10 +127,10 @@ def line_range(path, select):
         if not 1 <= first <= last <= len(lines):
             raise ValueError(f"lines {select} are not in {path.name}, which has {len(lines)} lines")
         return first, last
-    marks = {}
+    marks: dict[tuple[str, str], int] = {}
     for n, text in enumerate(lines, 1):
         if m := MARKER.search(text):
-            marks.setdefault(m.group(1, 2), n)
+            marks.setdefault((m[1], m[2]), n)
     names = sorted({name for _, name in marks})
     how = f"(mark it with '# --8<-- [start:{select}]' and '# --8<-- [end:{select}]')"
     if ("start", select) not in marks and ("end", select) not in marks:

@@ -24,6 +24,7 @@ nbformat itself costs more than a whole no-change build of a page.
 import ast
 import json
 import re
+from pathlib import Path
 
 from snippet_engine import standalone
 from snippet_engine.scrapers import GRAPH
@@ -62,7 +63,8 @@ def chapter_cells(chapter, results, source):
     # The title and introduction, then the setup cell, then the first section or code block.
     heading = chapter.markdown.find("\n## ")
     prose_from = min(heading if heading > 0 else len(chapter.markdown), chapter.blocks[0].start)
-    cells, done, helpers = [markdown_cell(chapter.markdown[:prose_from])], {}, standalone.Inlined()
+    done: dict[Path, int] = {}  # snippet -> its last line in a cell so far
+    cells, helpers = [markdown_cell(chapter.markdown[:prose_from])], standalone.Inlined()
     for block in chapter.blocks:
         cells.append(markdown_cell(chapter.markdown[prose_from:block.start]))
         prose_from = block.end

@@ -23,7 +23,6 @@ MkDocs keeps a plugin across serve rebuilds, and `on_shutdown` stops it.
 
 import hashlib
 import html
-import importlib.util
 import itertools
 import logging
 import os
@@ -82,8 +81,10 @@ class SnippetsConfig(base.Config):
 
 
 class SnippetsPlugin(BasePlugin[SnippetsConfig]):
+    runner: Runner  # made with the settings, in on_config
+
     def __init__(self):
-        self.runner, self.settings, self.serving = None, None, False
+        self.settings, self.serving = None, False
 
     def on_startup(self, *, command, dirty):
         self.serving = command == "serve"
@@ -96,7 +97,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         settings = (self.snippets, root / self.config.cache_dir, self.config.timeout, self.config.output_limit,
                     tuple(self.config.preload), tuple(self.config.fingerprint_packages), self.config.workers)
         if settings != self.settings:
-            if self.runner:
+            if self.settings:
                 self.runner.close()
             self.runner, self.settings = Runner(*settings), settings
             self.pages = PageCache(root / self.config.cache_dir / "pages")
@@ -107,7 +108,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             keep_serving_on_errors()
 
     def on_shutdown(self):
-        if self.runner:
+        if self.settings:
             self.runner.close()
 
     def on_serve(self, server, *, config, builder):
@@ -168,8 +169,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                 self.check(chapter)
                 if meta.get_data(file.content_string)[1].get("notebook", True):
                     self.add_notebook(chapter, files, config, found["packages"])
-        recorder = importlib.util.find_spec("autograd_steps").origin  # the reader's own step_through
-        files.append(File.generated(config, RECORDER, abs_src_path=recorder))
+        recorder = Path(__file__).parent.parent / "autograd_steps.py"  # the reader's own step_through
+        files.append(File.generated(config, RECORDER, abs_src_path=str(recorder)))
         assets = Path(__file__).parent / "assets"
         for name in ("steps.js", "steps.css"):
             files.append(File.generated(config, f"{SCRIPTS}/{name}", abs_src_path=str(assets / name)))
@@ -430,6 +431,9 @@ def keep_serving_on_errors():
     """Under `mkdocs serve`, errors must not abort a rebuild: strict mode would leave
     the server stuck on the old pages. They are on the page and in the log instead."""
     for handler in logging.getLogger("mkdocs").handlers:
-        if isinstance(handler, CountHandler) and not getattr(handler, "serving", False):
-            handler.addFilter(lambda record: False)
-            handler.serving = True
+        if isinstance(handler, CountHandler) and not_counted not in handler.filters:
+            handler.addFilter(not_counted)
+
+
+def not_counted(record):
+    return False

@@ -68,9 +68,9 @@ def names(node):
             case ast.ExceptHandler(name=str(name)):
                 bound = name in stores
                 stores.add(name)
-                for child in [node.type, *node.body]:
-                    if child:
-                        visit(child)
+                for part in [node.type, *node.body]:
+                    if part:
+                        visit(part)
                 if not bound:
                     stores.discard(name)  # Python deletes it after the handler
             case ast.Import(names=aliases) | ast.ImportFrom(names=aliases):
@@ -295,8 +295,8 @@ def draws(statement, drawing):
 
 
 def liveness(statements, wanted):
-    made_from = []  # per statement: every name its value was made from, through earlier statements
-    latest = {}
+    made_from: list[set[str]] = []  # per statement: every name its value was made from, through earlier statements
+    latest: dict[str, int] = {}
     for s in statements:
         origins = set(s.loads)
         for name in s.loads:
@@ -532,7 +532,8 @@ class Program:
 
 def free_names(statements):
     """The names a run of statements reads before binding them itself."""
-    free, bound = set(), set()
+    free: set[str] = set()
+    bound: set[str] = set()
     for s in statements:
         free |= s.loads - bound
         bound |= s.binds

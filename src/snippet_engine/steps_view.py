@@ -90,14 +90,14 @@ def code_html(steps, shown):
     marked = highlight(text, PythonLexer(), HtmlFormatter(nowrap=True)).split("\n")
     lines = "".join(f'<span class="snippet-steps__line" data-line="{n}"><span class="snippet-steps__number">{n}'
                     f'</span><span>{code or " "}</span></span>' for n, code in zip(shown, marked))
-    return (f'<div class="snippet-steps__code highlight"><pre><code aria-label="The code of {html.escape(steps["file"])}'
-            f', numbered">{lines}</code></pre></div>')
+    label = f"The code of {html.escape(steps['file'])}, numbered"
+    return f'<div class="snippet-steps__code highlight"><pre><code aria-label="{label}">{lines}</code></pre></div>'
 
 
 def min_width(svg):
     """The narrowest the graph may be drawn with its smallest label still 12 px tall (Graphviz
     gives the width and font sizes in points, so the ratio is the same in pixels)."""
-    width = float(re.search(r'<svg[^>]*?\swidth="([\d.]+)pt"', svg)[1])
+    width = float(re.findall(r'<svg[^>]*?\swidth="([\d.]+)pt"', svg)[0])
     font = min(float(size) for size in re.findall(r'font-size="([\d.]+)"', svg))
     return math.ceil(width * 12 / font)
 
@@ -135,7 +135,7 @@ def node_name(steps, i):
 
 def sent_html(steps, step):
     """What a step sent to each node, once per node: with how many edges where two or more reach it."""
-    by_target = {}
+    by_target: dict[int, list[str]] = {}
     for s in step["sent"]:
         by_target.setdefault(steps["edges"][s["edge"]]["to"], []).append(grad_text(s["grad"]))
     parts = []
