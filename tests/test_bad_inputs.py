@@ -60,3 +60,13 @@ if __name__ == "__main__":
     result = engine.run(brief)
     assert result.error is None and result.stdout == "waited for\n", "a thread that ends is waited for"
     assert healthy(engine, tmp_path)
+
+
+def test_a_snippet_killed_from_outside_says_so_and_runs_again_next_time(engine, tmp_path):
+    """As the out-of-memory killer would: SIGKILL well before the timeout."""
+    path = snippet(tmp_path, "oom.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    result = engine.run(path)
+    assert result.error["type"] == "SnippetKilled" and result.seconds < 3
+    assert "killed by signal 9 (SIGKILL), not by the engine: out of memory?" in result.error["message"]
+    assert not engine.run(path).cached, "not remembered: the next build runs it again"
+    assert healthy(engine, tmp_path)

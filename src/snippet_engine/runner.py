@@ -182,7 +182,7 @@ class Runner:
         name = path.relative_to(self.root).as_posix()
         result = self.run_uncached({"path": str(path), "steps": steps}, path, name)
         log.info(f"snippet {name} ran in {result.seconds:.2f} s" + (" and failed" if result.error else ""))
-        if result.error is None or result.error["type"] != "WorkerDied":
+        if result.error is None or result.error["type"] not in ("WorkerDied", "SnippetKilled"):
             self.store(key, result)
         return result
 

@@ -236,7 +236,7 @@ def wait_for(pid, request, stdin, protocol):
 
 def describe_status(status):
     if os.WIFSIGNALED(status):
-        return f"killed by signal {signal.Signals(os.WTERMSIG(status)).name}"
+        return f"killed by signal {os.WTERMSIG(status)} ({signal.Signals(os.WTERMSIG(status)).name})"
     return f"exit status {os.WEXITSTATUS(status)}"
 
 
@@ -252,6 +252,7 @@ def run(request, stdin, protocol):
     private = tempfile.mkdtemp(prefix="snippet-capture-")
     workdir = request.get("cwd") or tempfile.mkdtemp(prefix="snippet-")
     pid = status = None
+    start = time.monotonic()
     try:
         pid = os.fork()
         if pid == 0:
@@ -274,7 +275,7 @@ def run(request, stdin, protocol):
         if os.path.exists(reply_file):
             with open(reply_file, encoding="utf-8") as f:
                 return json.load(f)
-        return died(private, request, status)
+        return died(private, request, status, time.monotonic() - start)
     finally:
         if pid:
             kill_group(pid)
@@ -285,8 +286,9 @@ def run(request, stdin, protocol):
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def died(private, request, status):
-    """A child that ended without a reply: killed, crashed, or stopped past its timeout."""
+def died(private, request, status, seconds):
+    """A child that ended without a reply: killed, crashed, or stopped past its timeout. Killed
+    before that from outside (the out-of-memory killer), it is a SnippetKilled, which is not cached."""
     printed = ""
     for name in ("fd1", "fd2"):
         try:
@@ -294,11 +296,14 @@ def died(private, request, status):
                 printed += f.read().decode("utf-8", "replace")
         except FileNotFoundError:
             pass
-    how = describe_status(status)
+    how, kind = describe_status(status), "ChildProcessError"
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
-        how += f"; past its {request['timeout']} s timeout it did not stop, or it was killed"
-    return {"outputs": [], "seconds": 0.0, "deps": [], "error": {
-        "type": "ChildProcessError", "message": f"the snippet process died ({how})",
+        if seconds > request["timeout"] + GRACE:
+            how += f"; past its {request['timeout']} s timeout it did not stop"
+        else:
+            how, kind = how + ", not by the engine: out of memory?", "SnippetKilled"
+    return {"outputs": [], "seconds": seconds, "deps": [], "error": {
+        "type": kind, "message": f"the snippet process died ({how})",
         "line": None, "where": None, "traceback": printed[-4000:]}}
 
 
