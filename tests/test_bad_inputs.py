@@ -70,3 +70,21 @@ def test_a_snippet_killed_from_outside_says_so_and_runs_again_next_time(engine, 
     assert "killed by signal 9 (SIGKILL), not by the engine: out of memory?" in result.error["message"]
     assert not engine.run(path).cached, "not remembered: the next build runs it again"
     assert healthy(engine, tmp_path)
+
+
+def test_a_crash_keeps_the_flushed_output_and_names_the_line(engine, tmp_path):
+    path = snippet(tmp_path, "segfault.py", """\
+import ctypes, sys
+print("before the crash", flush=True)
+print("to stderr", file=sys.stderr)
+def crash():
+    ctypes.string_at(0)
+crash()
+""")
+    result = engine.run(path)
+    assert result.error["type"] == "ChildProcessError" and result.error["line"] == 5
+    assert "killed by signal 11 (SIGSEGV)" in result.error["message"]
+    assert result.stdout == "before the crash\n" and result.seconds > 0
+    assert result.error["traceback"].startswith("to stderr\nFatal Python error: Segmentation fault")
+    assert result.describe().startswith(f"{path}:5: ChildProcessError")
+    assert healthy(engine, tmp_path)

@@ -122,10 +122,12 @@ class Capture:
 
 
 class TextStream(io.TextIOBase):
-    """sys.stdout or sys.stderr: text goes to the capture; `.buffer` takes bytes."""
+    """sys.stdout or sys.stderr: text goes to the capture; `.buffer` takes bytes. It goes to
+    the file `journal` too, flushed as Python flushes its streams: what is left of the output
+    when the snippet crashes before its outputs are written."""
 
-    def __init__(self, capture, name, fd):
-        self.capture, self.name, self.fd = capture, name, fd
+    def __init__(self, capture, name, fd, journal):
+        self.capture, self.name, self.fd, self.journal = capture, name, fd, journal
         self.buffer = BytesStream(self)
 
     @property
@@ -144,7 +146,13 @@ class TextStream(io.TextIOBase):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         self.capture.drain()
         self.capture.stream(self.name, text)
+        self.journal.write(text)
+        if self.name == "stderr":
+            self.journal.flush()
         return len(text)
+
+    def flush(self):
+        self.journal.flush()
 
     def fileno(self):
         return self.fd
@@ -182,11 +190,13 @@ class FdStream:
             capture.stream(self.name, self.decoder.decode(data))
 
 
-def capture_streams(capture, fd_files):
-    """Python-level writes go to the capture directly; fd 1 and 2 go to files read back in order."""
+def capture_streams(capture, fd_files, journals):
+    """Python-level writes go to the capture directly (and to the files `journals`); fd 1 and 2
+    go to files read back in order."""
     capture.fd_streams = [FdStream("stdout", fd_files[0]), FdStream("stderr", fd_files[1])]
-    sys.stdout = TextStream(capture, "stdout", 1)
-    sys.stderr = TextStream(capture, "stderr", 2)
+    out, err = (open(name, "w", encoding="utf-8", errors="replace") for name in journals)
+    sys.stdout = TextStream(capture, "stdout", 1, out)
+    sys.stderr = TextStream(capture, "stderr", 2, err)
 
 
 # PyTorch's warnings from C++ end with the place in PyTorch's own build that raised them.
@@ -346,8 +356,8 @@ def capture_display(capture):
 SCRAPERS = [capture_warnings, capture_matplotlib, capture_graphviz, capture_display]
 
 
-def install(capture, fd_files):
-    capture_streams(capture, fd_files)
+def install(capture, fd_files, journals):
+    capture_streams(capture, fd_files, journals)
     for scraper in SCRAPERS:
         try:
             scraper(capture)

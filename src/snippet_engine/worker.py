@@ -35,6 +35,7 @@ import faulthandler
 import importlib
 import json
 import os
+import re
 import runpy
 import select
 import shutil
@@ -154,7 +155,7 @@ def run_child(request, private, workdir):
     sys.argv = ["-c"] if code is not None else [path]
     sys.stdin = open(0, closefd=False)
     capture = scrapers.Capture(path, request["output_limit"])
-    scrapers.install(capture, fd_files)
+    scrapers.install(capture, fd_files, [os.path.join(private, name) for name in ("stdout", "stderr")])
     reads = watch_reads(root, workdir)
     start = time.perf_counter()
     real_exit = os._exit
@@ -288,23 +289,29 @@ def run(request, stdin, protocol):
 
 def died(private, request, status, seconds):
     """A child that ended without a reply: killed, crashed, or stopped past its timeout. Killed
-    before that from outside (the out-of-memory killer), it is a SnippetKilled, which is not cached."""
-    printed = ""
-    for name in ("fd1", "fd2"):
-        try:
-            with open(os.path.join(private, name), "rb") as f:
-                printed += f.read().decode("utf-8", "replace")
-        except FileNotFoundError:
-            pass
+    before that from outside (the out-of-memory killer), it is a SnippetKilled, which is not cached.
+    What it printed and flushed is kept; faulthandler's report of a crash names its line."""
+    def read(*names):
+        text = b""
+        for name in names:
+            with contextlib.suppress(FileNotFoundError), open(os.path.join(private, name), "rb") as f:
+                text += f.read()
+        return text.decode("utf-8", "replace")
+
+    printed, report = read("stdout", "fd1"), read("stderr", "fd2")
     how, kind = describe_status(status), "ChildProcessError"
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
         if seconds > request["timeout"] + GRACE:
             how += f"; past its {request['timeout']} s timeout it did not stop"
         else:
             how, kind = how + ", not by the engine: out of memory?", "SnippetKilled"
-    return {"outputs": [], "seconds": seconds, "deps": [], "error": {
+    path = request.get("path", "<string>")
+    line = re.search(rf'File "{re.escape(path)}", line (\d+)', report.partition("\nCurrent thread ")[2])
+    line = line and int(line[1])
+    outputs = [{"line": line, "output": {"output_type": "stream", "name": "stdout", "text": printed}}] if printed else []
+    return {"outputs": outputs, "seconds": seconds, "deps": [], "error": {
         "type": kind, "message": f"the snippet process died ({how})",
-        "line": None, "where": None, "traceback": printed[-4000:]}}
+        "line": line, "where": None, "traceback": report[-4000:]}}
 
 
 def main():
