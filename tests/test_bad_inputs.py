@@ -1,7 +1,9 @@
 """Bad input to the snippet engine: each behaves as plain `python snippet.py` would, or fails once,
 clearly, naming the file and the line, and the next run is healthy."""
 
+import os
 import queue
+import time
 
 import pytest
 
@@ -104,4 +106,21 @@ while True:
     assert result.error["type"] == "SnippetTimeout" and result.error["line"] in (3, 5, 6, 7)
     assert "still running after 3 s" in result.error["message"] and result.stdout == "looping\n"
     assert result.seconds < 3 + 5, "stopped before the worker kills it"
+    assert healthy(engine, tmp_path)
+
+
+def test_processes_started_in_a_session_of_their_own_are_killed_too(engine, tmp_path):
+    path = snippet(tmp_path, "escape.py", """\
+import subprocess
+own = subprocess.Popen(["sleep", "300"], start_new_session=True)
+# a daemon: its parent (a shell in a session of its own) exits at once
+subprocess.run(["setsid", "sh", "-c", "sleep 300 & echo $!"])
+print(own.pid)
+""")
+    result = engine.run(path)
+    assert result.error is None
+    pids = [int(pid) for pid in result.stdout.split()]
+    assert len(pids) == 2
+    time.sleep(0.5)
+    assert not [pid for pid in pids if os.path.exists(f"/proc/{pid}")], "killed and reaped"
     assert healthy(engine, tmp_path)

@@ -31,6 +31,7 @@ The worker exits when its stdin closes, killing a running child first.
 
 import atexit
 import contextlib
+import ctypes
 import faulthandler
 import importlib
 import json
@@ -49,6 +50,7 @@ import types
 
 from snippet_engine import scrapers
 
+PR_SET_CHILD_SUBREAPER = 36  # prctl's option, from <linux/prctl.h>
 GRACE = 5  # seconds a child gets to stop after its timeout before it is killed
 
 
@@ -255,6 +257,26 @@ def kill_group(pid):
         pass
 
 
+def kill_orphans():
+    """Kill the processes a snippet started outside its group (`start_new_session=True`): they
+    come to the worker, their subreaper, when their parent ends, and theirs in turn."""
+    while children := orphans():
+        for pid in children:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+
+
+def orphans():
+    """The worker's children, once the snippet's has ended (Linux: read from /proc)."""
+    found = []
+    for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        with contextlib.suppress(OSError, ValueError), open(f"/proc/{pid}/stat") as f:
+            if int(f.read().rpartition(")")[2].split()[1]) == os.getpid():
+                found.append(int(pid))
+    return found
+
+
 def run(request, stdin, protocol):
     """Run one snippet in a forked child; None when the worker must stop."""
     private = tempfile.mkdtemp(prefix="snippet-capture-")
@@ -289,6 +311,7 @@ def run(request, stdin, protocol):
             kill_group(pid)
             if status is None:
                 os.waitpid(pid, 0)
+            kill_orphans()
         shutil.rmtree(private, ignore_errors=True)
         if not request.get("cwd"):
             shutil.rmtree(workdir, ignore_errors=True)
@@ -329,6 +352,8 @@ def main():
         sys.modules["matplotlib"].rcParams["svg.hashsalt"] = "snippets"  # stable SVG ids
     protocol = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # stray prints from imports must not corrupt replies
+    if hasattr(ctypes.CDLL(None), "prctl"):  # Linux: the orphans of snippets' processes come to us
+        ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # MkDocs decides; it closes our stdin to stop us
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # unwinds: the running child is killed
     stdin = os.fdopen(0, "rb", buffering=0)
