@@ -3,10 +3,12 @@ clearly, naming the file and the line, and the next run is healthy."""
 
 import os
 import queue
+import re
 import time
 
 import pytest
 
+from snippet_engine.render import outputs_html
 from snippet_engine.runner import Runner
 
 
@@ -124,3 +126,12 @@ print(own.pid)
     time.sleep(0.5)
     assert not [pid for pid in pids if os.path.exists(f"/proc/{pid}")], "killed and reaped"
     assert healthy(engine, tmp_path)
+
+
+def test_control_characters_are_shown_escaped_on_the_page(engine, tmp_path):
+    path = snippet(tmp_path, "controls.py", r"""print("nul\x00 bell\x07 title\x1b]0;hi\x07 tab\tend")""" + "\n")
+    result = engine.run(path)
+    assert result.stdout == "nul\x00 bell\x07 title\x1b]0;hi\x07 tab\tend\n", "the output is what it printed"
+    page = outputs_html(result.select(), site=None)
+    assert r"nul\x00 bell\x07 title\x1b]0;hi\x07 tab" + "\tend" in page
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", page)

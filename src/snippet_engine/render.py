@@ -14,6 +14,7 @@ from snippet_engine import steps_view
 from snippet_engine.scrapers import GRAPH, STEPS, WARNING
 
 PT_TO_PX = 4 / 3
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # but tab, newline and carriage return
 SVG_NS, XLINK_NS = "http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"
 ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", XLINK_NS)
@@ -53,12 +54,18 @@ def renderer(out):
     raise ValueError(f"no renderer for output {sorted(data) or out['output_type']}")
 
 
+def escaped(text):
+    """Text as HTML, its control characters shown as Python writes them (\\x07): a terminal acts on
+    them, a page would hide them or break."""
+    return html.escape(CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", text))
+
+
 def text_block(out, site, block):
     name = out.get("name", "stdout")
     title = "Output" if name == "stdout" else "Printed to stderr"
     text = out["text"] if "text" in out else out["data"]["text/plain"]
     return (f'<div class="highlight snippet-output snippet-{name}"><span class="filename">{title}</span>'
-            f'<pre><code>{html.escape(text.rstrip())}</code></pre></div>')
+            f'<pre><code>{escaped(text.rstrip())}</code></pre></div>')
 
 
 def warning_block(out, site, block):
@@ -140,7 +147,7 @@ def steps_block(out, site, block):
 
 def error_block(title, message):
     return (f'<div class="admonition failure snippet-error"><p class="admonition-title">'
-            f'{html.escape(title)}</p><pre><code>{html.escape(message)}</code></pre></div>')
+            f'{html.escape(title)}</p><pre><code>{escaped(message)}</code></pre></div>')
 
 
 RENDERERS = [
