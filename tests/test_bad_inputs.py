@@ -1,10 +1,14 @@
 """Bad input to the snippet engine: each behaves as plain `python snippet.py` would, or fails once,
 clearly, naming the file and the line, and the next run is healthy."""
 
+import errno
+import json
+import logging
 import os
 import queue
 import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -135,3 +139,47 @@ def test_control_characters_are_shown_escaped_on_the_page(engine, tmp_path):
     page = outputs_html(result.select(), site=None)
     assert r"nul\x00 bell\x07 title\x1b]0;hi\x07 tab" + "\tend" in page
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", page)
+
+
+@pytest.mark.parametrize("key, value", [
+    ("outputs", [{"line": "1", "output": {"output_type": "stream", "name": "stdout", "text": "x"}}]),
+    ("outputs", [{"line": 1, "output": {"output_type": "stream", "name": "stdout", "text": 5}}]),
+    ("outputs", {"line": 1}), ("error", {"type": "ValueError"}), ("error", "failed"),
+    ("deps", {"data.json": 5}), ("seconds", "fast"), ("path", None)])
+def test_a_cache_entry_of_the_wrong_shape_is_a_miss(engine, tmp_path, key, value):
+    path = snippet(tmp_path, "cached.py", "print('cached')\n")
+    engine.run(path)
+    (entry,) = (tmp_path / "cache").glob("*.json")
+    data = json.loads(entry.read_text())
+    entry.write_text(json.dumps({**data, key: value}))
+    again = engine.run(path)
+    assert not again.cached and again.stdout == "cached\n" and again.error is None
+    assert engine.run(path).cached, "and written again whole"
+
+
+def test_a_cache_that_cannot_be_written_is_a_warning(engine, tmp_path, monkeypatch, caplog):
+    path = snippet(tmp_path, "uncached.py", "print('still shown')\n")
+    (tmp_path / "cache").mkdir()
+
+    def disk_full(self, target):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched, caplog.at_level(logging.WARNING, logger="mkdocs.plugins.snippets"):
+        patched.setattr(Path, "replace", disk_full)
+        assert engine.run(path).stdout == "still shown\n"
+    assert "could not write the cache file" in caplog.text and "No space left on device" in caplog.text
+    assert not list((tmp_path / "cache").iterdir()), "no temporary file is left"
+    (tmp_path / "cache").rmdir()
+    (tmp_path / "cache").write_text("a file where the cache folder should be")
+    assert engine.run(path).stdout == "still shown\n" and not engine.run(path).cached
+
+    def read_only(self, missing_ok=False):
+        raise PermissionError(errno.EROFS, "Read-only file system")
+
+    (tmp_path / "cache").unlink()
+    engine.run(path)
+    engine.used = set()
+    monkeypatch.setattr(Path, "unlink", read_only)
+    engine.prune()
+    assert "could not prune the cache" in caplog.text and "Read-only file system" in caplog.text
+

@@ -1,5 +1,6 @@
 """Cache files written whole or not at all: the one atomic write of the engine and the hooks."""
 
+import contextlib
 import json
 import logging
 import os
@@ -19,4 +20,5 @@ def write_json(path, data):
     except OSError as err:
         log.warning(f"could not write the cache file {path}: {err}")
     finally:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # none was made, or it cannot be removed either
+            tmp.unlink(missing_ok=True)

@@ -83,6 +83,19 @@ def fingerprint(packages=PACKAGES):
     return {"engine": engine.hexdigest(), "python": platform.python_version(), "packages": versions, "gpu": gpu}
 
 
+def well_formed(data):
+    """A cache entry of the shape store() writes; the types, not only the keys."""
+    error, number, line = data["error"], (int, float), (int, type(None))
+    return (isinstance(data["path"], str) and isinstance(data["seconds"], number)
+            and isinstance(data["timeout"], number)
+            and all(isinstance(d, str) and isinstance(h, (str, type(None))) for d, h in data["deps"].items())
+            and (error is None or all(isinstance(error[k], str) for k in ("type", "message", "traceback"))
+                 and isinstance(error["line"], line) and isinstance(error["where"], (str, type(None))))
+            and all(isinstance(i["line"], line) and isinstance(i["output"]["output_type"], str)
+                    and isinstance(i["output"].get("text", ""), str) and isinstance(i["output"].get("data", {}), dict)
+                    for i in data["outputs"]))
+
+
 def sha256(path):
     """Digest of a file's bytes; None for a file that does not exist."""
     path = Path(path)
@@ -243,11 +256,13 @@ class Runner:
         return hashlib.sha256(text.encode()).hexdigest()
 
     def load(self, key):
-        """The cached result, or None: a missing, corrupt or outdated entry is a miss."""
+        """The cached result, or None: a missing, corrupt, ill-formed or outdated entry is a miss."""
         if not self.cache_dir:
             return None
         try:
             data = json.loads((self.cache_dir / f"{key}.json").read_text(encoding="utf-8"))
+            if not well_formed(data):
+                return None
             deps = {self.project / rel: digest for rel, digest in data["deps"].items()}
             if any(sha256(dep) != digest for dep, digest in deps.items()):
                 return None
@@ -269,7 +284,10 @@ class Runner:
     def prune(self):
         """Delete cache entries that were not used since the last prune."""
         if self.cache_dir and self.cache_dir.is_dir():
-            for entry in self.cache_dir.glob("*.json"):
-                if entry.stem not in self.used:
-                    entry.unlink(missing_ok=True)
+            try:
+                for entry in self.cache_dir.glob("*.json"):
+                    if entry.stem not in self.used:
+                        entry.unlink(missing_ok=True)
+            except OSError as err:  # a read-only cache: it stays as it is
+                log.warning(f"could not prune the cache {self.cache_dir}: {err}")
         self.used = set()
