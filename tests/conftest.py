@@ -1,10 +1,13 @@
 import fcntl
+import functools
+import http.server
 import os
 import re
 import runpy
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ import yaml
 from snippet_engine.chapter import line_range, parse
 from snippet_engine.runner import Runner, SnippetError
 from snippet_engine.scrapers import GRAPH, STEPS, WARNING
+from snippet_engine.system_tools import TOOLS, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
@@ -205,3 +209,44 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "cuda" in item.keywords:
             item.add_marker(skip)
+
+
+# The built site in a real browser: Chromium driven by Playwright (tests/browsing.py).
+
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site):
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=built_site)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if chromium() is None:
+        pytest.fail(TOOLS["chromium"][1], pytrace=False)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def urls(built_site, site_url):
+    """{name: URL} of every page; the home page is "home"."""
+    found = {}
+    for page in pages(built_site):
+        folder = page.parent.relative_to(built_site).as_posix()
+        found["home" if folder == "." else folder] = f"{site_url}/" if folder == "." else f"{site_url}/{folder}/"
+    return found

@@ -1,106 +1,21 @@
-"""The built site in a real browser: Chromium driven by Playwright.
+"""The built site in a real browser: Chromium driven by Playwright (tests/browsing.py).
 
 Screenshots of every page (light, dark, and 390 px wide in dark mode) are
 kept in test-artifacts/screenshots/ for a person to look at.
 """
 
-import functools
 import itertools
-import sys
-import http.server
 import re
 import subprocess
-import threading
+import sys
 from urllib.parse import urlparse
 
 import pytest
-from conftest import CHAPTERS, ROOT, SNIPPETS, kind, normalised, pages
+from browsing import PAGES, RENDER_EVERY_BLOCK, RENDERED, TWO_FRAMES, open_page, press, shot
+from conftest import CHAPTERS, ROOT, SNIPPETS, kind, normalised
 
 from snippet_engine.chapter import parse
-
 from snippet_engine.scrapers import STEPS
-from snippet_engine.system_tools import TOOLS, chromium
-
-SHOTS = ROOT / "test-artifacts" / "screenshots"
-# The browser renders a block when it comes near the screen (docs/assets/site.css); this renders all.
-RENDER_EVERY_BLOCK = ".md-typeset * { content-visibility: visible !important }"
-RENDERED = "e => e.checkVisibility({contentVisibilityAuto: true})"  # false where content-visibility skips it
-TWO_FRAMES = "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"  # rendered by then
-PAGES = ["home", "notebooks", *CHAPTERS, *(f"notebooks/{chapter}" for chapter in CHAPTERS)]
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run"]
-
-
-@pytest.fixture(scope="module")
-def site_url(built_site):
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    handler = functools.partial(Quiet, directory=built_site)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if chromium() is None:
-        pytest.fail(TOOLS["chromium"][1], pytrace=False)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture(scope="module")
-def urls(built_site, site_url):
-    """{name: URL} of every page; the home page is "home"."""
-    found = {}
-    for page in pages(built_site):
-        folder = page.parent.relative_to(built_site).as_posix()
-        found["home" if folder == "." else folder] = f"{site_url}/" if folder == "." else f"{site_url}/{folder}/"
-    return found
-
-
-def open_page(browser, url, scheme="light", width=1280, height=900, **options):
-    """A loaded page, with the console errors and the requests it made; `options` go to the browser context."""
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme, **options)
-    page = context.new_page()
-    page.errors, page.requests = [], []
-    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.on("request", lambda r: page.requests.append(r.url))
-    page.on("response", lambda r: r.status >= 400 and page.errors.append(f"{r.status} {r.url}"))
-    page.goto(url, wait_until="load")
-    return page
-
-
-def press(button):
-    """Click a button as a reader does: scrolled to, and at rest when clicked. Blocks that come
-    near the screen are rendered then (docs/assets/site.css), and a block rendered above the
-    screen at its real height moves what is below it: wait until the button has kept its place
-    for five looks, 20 ms apart (the page's own scripts may be off)."""
-    button.scroll_into_view_if_needed()
-    place, same = None, 0
-    while same < 5:
-        button.page.wait_for_timeout(20)
-        box = button.bounding_box()
-        same, place = (same + 1 if box == place else 0), box
-    button.click()
-
-
-def shot(page, name):
-    """A full-page screenshot, with lazy images loaded and every block rendered first (the browser
-    renders a block when it comes near the screen, and a full-page screenshot does not scroll)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.add_style_tag(content=RENDER_EVERY_BLOCK)
-    page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
-    page.wait_for_function("[...document.images].every(i => i.complete)")
-    page.screenshot(path=SHOTS / f"{name.replace('/', '_')}.png", full_page=True)
 
 
 def test_the_pages_tested_one_by_one_are_the_site(urls):
@@ -473,16 +388,6 @@ def test_a_notebook_page_opens_on_its_chapter_not_on_setup(browser, urls, chapte
     top = page.evaluate("document.querySelector('.md-content h2').getBoundingClientRect().top + scrollY")
     assert top <= 1.5 * 800, f"the first section starts at {top:.0f} px"
     assert not page.locator(".md-content details.snippet-setup[open]").count()
-    page.context.close()
-
-
-def test_every_chapter_offers_its_notebook(browser, urls, site_url):
-    page = open_page(browser, urls["autograd_basics"])
-    link = page.locator("p.notebook-download a", has_text="Jupyter notebook")
-    href = link.get_attribute("href")
-    assert href == "../notebooks/autograd_basics.ipynb"
-    response = page.request.get(f"{site_url}/notebooks/autograd_basics.ipynb")
-    assert response.ok and response.json()["nbformat"] == 4
     page.context.close()
 
 

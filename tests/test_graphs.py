@@ -8,8 +8,8 @@ backward does, each node with its shape.
 import re
 
 import pytest
+from browsing import open_page, press
 from bs4 import BeautifulSoup
-from test_browser import browser, open_page, press, site_url, urls  # noqa: F401 (fixtures)
 
 # The smallest node text of each graph in CSS px as the page shows it: the graph's SVG,
 # inline at the size its image has on the page, measured as the browser draws it.
@@ -35,13 +35,13 @@ def soup(built_site, name):
 
 
 @pytest.fixture(scope="module")
-def graph_pages(built_site, urls):  # noqa: F811
+def graph_pages(built_site, urls):
     """The names of the pages that show a graph."""
     return [name for name in urls if soup(built_site, name).select(".snippet-graph")]
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_every_graphs_node_text_is_at_least_12_px(browser, urls, graph_pages, width):  # noqa: F811
+def test_every_graphs_node_text_is_at_least_12_px(browser, urls, graph_pages, width):
     sizes, scrolling = {}, []
     for name in graph_pages:
         page = open_page(browser, urls[name], scheme="dark", width=width)
@@ -61,7 +61,7 @@ def test_every_graphs_node_text_is_at_least_12_px(browser, urls, graph_pages, wi
 
 
 @pytest.mark.parametrize("javascript", [True, False])
-def test_a_click_or_the_enter_key_opens_a_graph_full_size(browser, urls, javascript):  # noqa: F811
+def test_a_click_or_the_enter_key_opens_a_graph_full_size(browser, urls, javascript):
     page = open_page(browser, urls["custom_functions"], scheme="dark", width=390, java_script_enabled=javascript)
     link = page.get_by_role("link", name=re.compile(r"^Computation graph with 25 nodes\s*Open full size$"))
     link.scroll_into_view_if_needed()

@@ -3,24 +3,11 @@ documentation does not, and the step-through viewer of the first gradient, worki
 (the engine runs it for the home page as for the chapter)."""
 
 import pytest
-from conftest import ROOT
-from test_browser import browser, press, site_url, urls  # noqa: F401  (fixtures)
-
-SHOTS = ROOT / "test-artifacts" / "screenshots"
-
-
-def open_page(browser, url, scheme="light", width=1280, height=800):  # noqa: F811
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-    page = context.new_page()
-    page.errors = []
-    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(url, wait_until="load")
-    return page
+from browsing import SHOTS, open_page, press
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_first_screen_says_why_and_shows_the_engine_at_work(browser, urls, scheme):  # noqa: F811
+def test_the_first_screen_says_why_and_shows_the_engine_at_work(browser, urls, scheme):
     page = open_page(browser, urls["home"], scheme=scheme, width=1280, height=800)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SHOTS / f"home-1280x800-{scheme}.png")
@@ -40,14 +27,14 @@ def test_the_first_screen_says_why_and_shows_the_engine_at_work(browser, urls, s
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_home_page_fits_a_phone(browser, urls, scheme):  # noqa: F811
+def test_the_home_page_fits_a_phone(browser, urls, scheme):
     page = open_page(browser, urls["home"], scheme=scheme, width=390, height=800)
     page.screenshot(path=SHOTS / f"home-390-{scheme}.png", full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.context.close()
 
 
-def test_the_home_page_leads_by_goal_to_the_chapters(browser, urls):  # noqa: F811
+def test_the_home_page_leads_by_goal_to_the_chapters(browser, urls):
     page = open_page(browser, urls["home"])
     rows = page.locator("h2:has-text('what you want to do') + * tr").all_inner_texts()
     for goal in ["backward()", "differentiable operation", "NaN gradient", "memory", "torch.compile"]:

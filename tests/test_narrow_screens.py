@@ -7,9 +7,9 @@ Screenshots of the figures and formulas checked here land in test-artifacts/scre
 import re
 
 import pytest
+from browsing import RENDER_EVERY_BLOCK, open_page
 from bs4 import BeautifulSoup
 from conftest import CHAPTERS, ROOT, SNIPPETS
-from test_browser import RENDER_EVERY_BLOCK, browser, open_page, shot, site_url, urls  # noqa: F401  (fixtures)
 
 LINE_LIMIT = 88  # characters; docs/assets/site.css makes this many fit a code block at 1280 px
 LEGIBLE_PX = 9   # the smallest text of a figure as displayed
@@ -25,7 +25,7 @@ def test_snippet_lines_fit_a_code_block_at_1280_px():
     assert not long, f"{len(long)} lines over {LINE_LIMIT} characters:\n" + "\n".join(long)
 
 
-def test_a_code_block_at_1280_px_holds_a_line_of_the_limit(browser, urls):  # noqa: F811
+def test_a_code_block_at_1280_px_holds_a_line_of_the_limit(browser, urls):
     page = open_page(browser, urls["autograd_basics"], width=1280)
     room = page.evaluate("""limit => {
         const code = document.querySelector('.md-content div.highlight:not(.snippet-output) pre > code');
@@ -45,7 +45,7 @@ SMALLEST_GLYPH_SCALE = re.compile(r"scale\(([\d.]+) -[\d.]+\)")
 
 
 @pytest.mark.parametrize("name", CHAPTERS)
-def test_figures_are_legible_on_a_phone_and_open_full_size(browser, urls, site_url, name):  # noqa: F811
+def test_figures_are_legible_on_a_phone_and_open_full_size(browser, urls, site_url, name):
     """matplotlib draws a text glyph as a path scaled by font size / 100 in the SVG's own units
     (points); as displayed, text is that size times the image's width over the SVG's."""
     page = open_page(browser, urls[name], width=PHONE, scheme="dark")
@@ -69,7 +69,7 @@ def test_figures_are_legible_on_a_phone_and_open_full_size(browser, urls, site_u
 
 
 @pytest.mark.parametrize("width", [PHONE, 1280])
-def test_display_formulas_do_not_overlap(browser, urls, width):  # noqa: F811
+def test_display_formulas_do_not_overlap(browser, urls, width):
     """KaTeX breaks a display formula into boxes (`.base`) at relations and `\\allowbreak`;
     on a narrow screen they wrap into lines, and no two may cover each other, nor two formulas."""
     for name in CHAPTERS:
@@ -91,7 +91,7 @@ def test_display_formulas_do_not_overlap(browser, urls, width):  # noqa: F811
         assert not overlaps, f"{name} at {width} px: {overlaps}"
 
 
-def test_two_definitions_side_by_side_go_one_under_the_other_on_a_phone(browser, urls):  # noqa: F811
+def test_two_definitions_side_by_side_go_one_under_the_other_on_a_phone(browser, urls):
     """custom_functions defines the ELU and its derivative in one display, `\\qquad` apart."""
     page = open_page(browser, urls["custom_functions"], width=PHONE)
     page.add_style_tag(content=RENDER_EVERY_BLOCK)

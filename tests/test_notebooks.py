@@ -159,6 +159,14 @@ def test_helper_modules_are_a_collapsed_cell_of_code(built_site):
     assert not [c for c in code if re.search(r"^from elu import|write_text\(", c.source, re.M)]
 
 
+def test_every_chapter_offers_its_notebook(built_site):
+    for chapter in CHAPTERS:
+        page = BeautifulSoup((built_site / chapter / "index.html").read_text(), "html.parser")
+        (link,) = [a for a in page.select("p.notebook-download a") if "Jupyter notebook" in a.get_text()]
+        assert link["href"] == f"../notebooks/{chapter}.ipynb" and link.has_attr("download")
+        assert read(built_site, chapter).nbformat == 4
+
+
 def test_a_notebook_page_shows_the_notebook_and_links_it(built_site):
     page = (built_site / "notebooks" / "autograd_basics" / "index.html").read_text()
     assert 'href="../autograd_basics.ipynb" download>Download autograd_basics.ipynb<' in page and "In [1]" in page

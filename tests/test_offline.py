@@ -4,10 +4,8 @@ hooks/offline.py) and opened with file:// in Chromium, as a reader who unzipped 
 import re
 
 import pytest
+from browsing import SHOTS
 from conftest import CHAPTERS, ROOT, mkdocs
-from test_browser import FLAGS, browser  # noqa: F401  (fixtures)
-
-SHOTS = ROOT / "test-artifacts" / "screenshots"
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +16,7 @@ def offline_site(tmp_path_factory):
     return out
 
 
-def open_file(browser, path, width=1280):  # noqa: F811
+def open_file(browser, path, width=1280):
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     page.errors, page.requests = [], []
@@ -31,7 +29,7 @@ def open_file(browser, path, width=1280):  # noqa: F811
     return page
 
 
-def test_every_link_of_the_navigation_opens_its_page(browser, offline_site):  # noqa: F811
+def test_every_link_of_the_navigation_opens_its_page(browser, offline_site):
     page = open_file(browser, offline_site / "index.html")
     links = page.eval_on_selector_all("nav.md-nav--primary a.md-nav__link[href]", "as => as.map(a => a.href)")
     assert len(links) >= 2 * len(CHAPTERS)
@@ -44,7 +42,7 @@ def test_every_link_of_the_navigation_opens_its_page(browser, offline_site):  # 
     page.context.close()
 
 
-def test_search_finds_results_from_disk(browser, offline_site):  # noqa: F811
+def test_search_finds_results_from_disk(browser, offline_site):
     page = open_file(browser, offline_site / "index.html")
     page.locator("input.md-search__input").click()
     page.keyboard.type("gradcheck")
@@ -57,7 +55,7 @@ def test_search_finds_results_from_disk(browser, offline_site):  # noqa: F811
 
 
 @pytest.mark.parametrize("name", ["autograd_basics", "custom_functions", "saving_memory"])
-def test_math_graphs_figures_and_the_viewer_work_from_disk(browser, offline_site, name):  # noqa: F811
+def test_math_graphs_figures_and_the_viewer_work_from_disk(browser, offline_site, name):
     page = open_file(browser, offline_site / f"{name}.html")
     page.add_style_tag(content=".md-typeset * { content-visibility: visible !important }")
     page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")

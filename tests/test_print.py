@@ -9,10 +9,9 @@ import sys
 import pypdfium2
 import pytest
 import yaml
+from browsing import SHOTS
 from bs4 import BeautifulSoup
 from conftest import ROOT, mkdocs
-
-SHOTS = ROOT / "test-artifacts" / "screenshots"
 
 
 @pytest.fixture(scope="module")

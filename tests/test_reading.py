@@ -15,7 +15,7 @@ these tests check:
 """
 
 import pytest
-from test_browser import RENDER_EVERY_BLOCK, PAGES, browser, open_page, site_url, urls  # noqa: F401 (fixtures)
+from browsing import PAGES, RENDER_EVERY_BLOCK, open_page
 
 # Every fold opened and every tab's content shown (and, by measured(), every block rendered:
 # test_browser.py checks that rendering changes nothing in the layout);
@@ -111,7 +111,7 @@ MEASURE = r"""() => {
 }"""
 
 
-def measured(browser, urls, name, width, scheme, style=""):  # noqa: F811
+def measured(browser, urls, name, width, scheme, style=""):
     page = open_page(browser, urls[name], scheme=scheme, width=width)
     page.add_style_tag(content=RENDER_EVERY_BLOCK)
     if style:
@@ -132,7 +132,7 @@ def scrolling(blocks):
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_output_text_reads_in_full_at_1280_px(browser, urls, name):  # noqa: F811
+def test_output_text_reads_in_full_at_1280_px(browser, urls, name):
     found = measured(browser, urls, name, 1280, "light")
     assert scrolling(found["blocks"]) == [], f"{name}: output that scrolls sideways"
     wrapped = [row for b in found["blocks"] for row in b["wrappedTensorRows"]]
@@ -142,7 +142,7 @@ def test_output_text_reads_in_full_at_1280_px(browser, urls, name):  # noqa: F81
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_a_390_px_screen_shows_every_output_and_formula(browser, urls, name):  # noqa: F811
+def test_a_390_px_screen_shows_every_output_and_formula(browser, urls, name):
     found = measured(browser, urls, name, 390, "dark")
     assert found["page"] <= found["inner"], f"{name} is {found['page']} px wide"
     assert scrolling(found["blocks"]) == [], f"{name}: output that scrolls sideways"
@@ -158,7 +158,7 @@ UNRULED = """.md-typeset .snippet-output pre > code { white-space: pre !importan
 .md-typeset .highlight > .filename + pre { position: relative !important; }"""
 
 
-def test_the_measures_find_output_that_scrolls_and_text_under_a_copy_button(browser, urls):  # noqa: F811
+def test_the_measures_find_output_that_scrolls_and_text_under_a_copy_button(browser, urls):
     found = measured(browser, urls, "autograd_basics", 1280, "light", style=UNRULED)
     assert any("RuntimeError: Trying to backward" in line for line in scrolling(found["blocks"]))
     assert found["covered"], "the copy button lies over the first line of long output"

@@ -10,7 +10,6 @@ come before a chapter, and an excerpt shows a formula as text (hooks/search_math
 import re
 
 import pytest
-from test_browser import browser, site_url, urls  # noqa: F401  (fixtures)
 
 BASICS = "Autograd basics: backward() and .grad"
 VJP = "Vector-Jacobian products"
@@ -45,7 +44,7 @@ ANSWERED = "() => window.searchTraffic.received > 0 && window.searchTraffic.sent
 
 
 @pytest.fixture(scope="module")
-def search(browser, urls):  # noqa: F811
+def search(browser, urls):
     """search(query) types the query into the search box of the home page and returns the
     results as Material shows them: one {"title", "text", "html"} per page, best first."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})

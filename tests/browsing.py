@@ -1,0 +1,50 @@
+"""What the browser tests share: opening a page of the built site in Chromium (Playwright), pressing
+a button as a reader does, and full-page screenshots (kept in test-artifacts/screenshots/ for a
+person to look at). The fixtures (the served site, the browser, every page's URL) are in
+conftest.py."""
+
+from conftest import CHAPTERS, ROOT
+
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+# The browser renders a block when it comes near the screen (docs/assets/site.css); this renders all.
+RENDER_EVERY_BLOCK = ".md-typeset * { content-visibility: visible !important }"
+RENDERED = "e => e.checkVisibility({contentVisibilityAuto: true})"  # false where content-visibility skips it
+TWO_FRAMES = "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"  # rendered by then
+PAGES = ["home", "notebooks", *CHAPTERS, *(f"notebooks/{chapter}" for chapter in CHAPTERS)]
+
+
+def open_page(browser, url, scheme="light", width=1280, height=900, **options):
+    """A loaded page, with the console errors and the requests it made; `options` go to the browser context."""
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme, **options)
+    page = context.new_page()
+    page.errors, page.requests = [], []
+    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("request", lambda r: page.requests.append(r.url))
+    page.on("response", lambda r: r.status >= 400 and page.errors.append(f"{r.status} {r.url}"))
+    page.goto(url, wait_until="load")
+    return page
+
+
+def press(button):
+    """Click a button as a reader does: scrolled to, and at rest when clicked. Blocks that come
+    near the screen are rendered then (docs/assets/site.css), and a block rendered above the
+    screen at its real height moves what is below it: wait until the button has kept its place
+    for five looks, 20 ms apart (the page's own scripts may be off)."""
+    button.scroll_into_view_if_needed()
+    place, same = None, 0
+    while same < 5:
+        button.page.wait_for_timeout(20)
+        box = button.bounding_box()
+        same, place = (same + 1 if box == place else 0), box
+    button.click()
+
+
+def shot(page, name):
+    """A full-page screenshot, with lazy images loaded and every block rendered first (the browser
+    renders a block when it comes near the screen, and a full-page screenshot does not scroll)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.add_style_tag(content=RENDER_EVERY_BLOCK)
+    page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
+    page.wait_for_function("[...document.images].every(i => i.complete)")
+    page.screenshot(path=SHOTS / f"{name.replace('/', '_')}.png", full_page=True)
