@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import mkdocs
 
 from snippet_engine.render import outputs_html
 from snippet_engine.runner import Runner
@@ -182,4 +183,25 @@ def test_a_cache_that_cannot_be_written_is_a_warning(engine, tmp_path, monkeypat
     monkeypatch.setattr(Path, "unlink", read_only)
     engine.prune()
     assert "could not prune the cache" in caplog.text and "Read-only file system" in caplog.text
+
+
+SURROGATE = 'import sys\nprint("lone \\ud800", file=sys.stderr)\nprint("\\ud800")\n'
+
+
+def test_a_lone_surrogate_fails_on_stdout_as_in_python(engine, tmp_path):
+    path = snippet(tmp_path, "surrogate.py", SURROGATE)
+    result = engine.run(path)
+    assert result.error["type"] == "UnicodeEncodeError" and result.error["line"] == 3
+    assert "surrogates not allowed" in result.error["message"] and "scrapers.py" not in result.error["traceback"]
+    assert result.select()[0]["text"] == "lone \\ud800\n", "stderr escapes it, as Python's does"
+    raised = engine.run(snippet(tmp_path, "raised.py", 'raise ValueError("lone \\ud800")\n'))
+    assert raised.error["message"] == "lone ?"
+
+
+def test_a_lone_surrogate_never_breaks_the_build(project):
+    project.write("snippets/surrogate.py", SURROGATE)
+    project.write("docs/index.md", "# Page\n\n```python\n--8<-- \"surrogate.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert "1 snippet failure(s)" in done.stderr and "UnicodeEncodeError" in done.stderr, done.stderr
+    assert "mkdocs/__main__.py" not in done.stderr, "the build ends with its list of failures, not a crash"
 

@@ -136,7 +136,7 @@ class TextStream(io.TextIOBase):
 
     @property
     def errors(self):
-        return "strict"
+        return "strict" if self.name == "stdout" else "backslashreplace"  # as Python's own
 
     def writable(self):
         return True
@@ -144,6 +144,7 @@ class TextStream(io.TextIOBase):
     def write(self, text):
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        text = text.encode("utf-8", self.errors).decode("utf-8")  # a lone surrogate fails on stdout
         self.capture.drain()
         self.capture.stream(self.name, text)
         self.journal.write(text)

@@ -51,6 +51,7 @@ import types
 from snippet_engine import scrapers
 
 PR_SET_CHILD_SUBREAPER = 36  # prctl's option, from <linux/prctl.h>
+ENGINE = os.path.dirname(__file__) + os.sep  # its files: in every cache key, in no traceback
 GRACE = 5  # seconds a child gets to stop after its timeout before it is killed
 
 
@@ -82,8 +83,7 @@ def local_deps(path, root, reads):
     that did not exist is one too: the output changes when it appears."""
     modules = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
     files = {f for f in modules if f and os.path.isfile(f)} | reads
-    engine = os.path.dirname(scrapers.__file__) + os.sep  # in every cache key already
-    return sorted(f for f in files if f != path and is_local(f, root) and not f.startswith(engine))
+    return sorted(f for f in files if f != path and is_local(f, root) and not f.startswith(ENGINE))
 
 
 def error_report(exc, path, root, frames=None):
@@ -92,7 +92,7 @@ def error_report(exc, path, root, frames=None):
         text = "".join(traceback.format_exception_only(type(exc), exc))
         return {"type": type(exc).__name__, "message": str(exc.msg), "line": exc.lineno, "where": None,
                 "traceback": text}
-    frames = [f for f in frames or traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
+    frames = [f for f in frames or traceback.extract_tb(exc.__traceback__) if not f.filename.startswith(ENGINE)]
     ours = [f for f in frames if is_local(f.filename, root)]
     in_snippet = [f for f in frames if f.filename == path]
     # Hide the worker's own frames: the traceback starts at the snippet.
@@ -170,8 +170,8 @@ def run_child(request, private, workdir):
         sys.stderr.flush()
         reply.update(outputs=capture.finish(), deps=local_deps(path, root, reads))
         tmp = os.path.join(private, "reply.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(reply, f)
+        with open(tmp, "w", encoding="utf-8", errors="replace") as f:  # a lone surrogate (in an error) as "?"
+            json.dump(reply, f, ensure_ascii=False)
         os.replace(tmp, os.path.join(private, "reply.json"))
 
     def exit_now(code):  # os._exit skips atexit and finally, as in plain Python; the output is kept
