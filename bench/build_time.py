@@ -5,13 +5,13 @@ alone) and times whole `python -m mkdocs build` processes, interleaved and
 repeated (the order rotates each repeat, so that noise hits every side
 alike), with every cache warm on both sides of each comparison:
 
-  no-change  the real site (plugin `snippets` and our hooks), nothing edited
+  no-change  the real site (plugins `snippets` and `katex`, our hooks), nothing edited
   one-edit   the real site after a comment line is appended to one snippet
   cold       the real site with an empty .cache: every snippet runs, as many
              at once as the machine has cores (the `workers` default)
   cold-1     the same with `workers: 1`: one snippet at a time
   plain      baseline (a): Material on the same Markdown pages, no plugin or
-             hooks of ours, no notebook pages
+             hooks of ours (no math typeset), no notebook pages
   jupyter    baseline (b): (a) plus the notebooks our build wrote, rendered
              by mkdocs-jupyter
 
@@ -266,7 +266,8 @@ def main():
           f"the first snippet edit, which starts the worker, not counted: {serve_first:.2f}")
     print()
     print("what each is:")
-    print("  no-change: `mkdocs build --strict` of the real site (plugin `snippets`, our hooks), nothing edited, "
+    print("  no-change: `mkdocs build --strict` of the real site (plugins `snippets` and `katex`, our hooks), "
+          "nothing edited, "
           f"after a build of its own (.cache then holds: {', '.join(cached)}); asserted to run no snippet")
     print(f"  one-edit: the same after appending a comment line to snippets/{args.snippet}, in a fresh process "
           "(it starts the worker); asserted to run only that snippet")

@@ -1,12 +1,13 @@
 """Search shows a formula as text a reader can read (`∂ out/∂x_i = 3/2 (x_i + 2)`), not TeX.
 
 Material's search indexes the page as it is when the search plugin reads it (its
-on_page_context), and then the formulas are still TeX: hooks/katex_math.py typesets them later,
-in on_post_page. Just before the search plugin reads a page, each formula is hidden from it
-(`data-search-exclude`, an attribute the search plugin removes once it has read the page) and
-followed by a plain-text version of it (pylatexenc's LaTeX-to-Unicode), which leaves the page
-again once it is rendered. The page itself does not change. The text of each formula is kept
-in `.cache/search-math.json`, so that an unchanged site does not import pylatexenc.
+on_page_context), and then the formulas are still TeX: the katex plugin
+(src/snippet_engine/katex.py) typesets them later, in on_post_page. Just before the search
+plugin reads a page, each formula is hidden from it (`data-search-exclude`, an attribute the
+search plugin removes once it has read the page) and followed by a plain-text version of it
+(pylatexenc's LaTeX-to-Unicode), which leaves the page again once it is rendered. The page
+itself does not change. The text of each formula is kept in `.cache/search-math.json`, so that
+an unchanged site does not import pylatexenc.
 """
 
 import html

