@@ -8,6 +8,7 @@ import os
 import queue
 import re
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,7 @@ crash()
 def test_a_loop_that_swallows_the_timeout_is_stopped_with_its_output_and_line(engine, tmp_path):
     path = snippet(tmp_path, "swallow.py", """\
 import time
+import zipfile
 print("looping")
 while True:
     try:
@@ -205,3 +207,14 @@ def test_a_lone_surrogate_never_breaks_the_build(project):
     assert "1 snippet failure(s)" in done.stderr and "UnicodeEncodeError" in done.stderr, done.stderr
     assert "mkdocs/__main__.py" not in done.stderr, "the build ends with its list of failures, not a crash"
 
+
+def test_a_failing_snippet_no_page_includes_fails_the_build_and_is_not_shipped(project):
+    project.write("snippets/shown.py", "print('shown')\n")
+    project.write("snippets/unused.py", "print('half')\nraise RuntimeError('broken')\n")
+    project.write("docs/index.md", "# Page\n\n```python\n--8<-- \"shown.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "1 snippet failure(s)" in done.stderr, done.stderr
+    assert f"no page includes snippet {project.root}/snippets/unused.py:2: RuntimeError: broken" in done.stderr
+    site = project.root / "site"
+    assert (site / "snippets/shown.py").exists() and not (site / "snippets/unused.py").exists()
+    assert not [n for n in zipfile.ZipFile(site / "downloads/examples.zip").namelist() if "unused" in n]

@@ -241,10 +241,10 @@ def test_every_failure_is_on_the_page_and_listed_once_and_the_strict_build_fails
 def test_a_snippet_python_cannot_parse_fails_on_its_page_and_the_build_goes_on(project):
     project.write("snippets/unparsable.py", "print('a'\n")
     (project.root / "snippets" / "latin1.py").write_bytes("print('café')\n".encode("latin-1"))
-    project.write("snippets/unused.py", "def broken(:\n")  # no page includes it; its download is built
+    project.write("snippets/unused.py", "def broken(:\n")  # no page includes it: an error all the same
     project.write("docs/index.md", PAGE.format("unparsable.py") + PAGE.format("latin1.py"))
     done = build(project)
-    assert done.returncode != 0 and "2 snippet failure(s)" in done.stderr, done.stderr
+    assert done.returncode != 0 and "3 snippet failure(s)" in done.stderr, done.stderr
     assert "mkdocs/__main__.py" not in done.stderr, "the build ends with its list of failures, not a crash"
     assert f"index.md:3: snippet {project.root}/snippets/unparsable.py:1: SyntaxError" in done.stderr
     assert f"index.md:8: snippet {project.root}/snippets/latin1.py" in done.stderr

@@ -160,7 +160,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             self.chapters[file.src_uri] = parse(file.src_uri, file.content_string, self.snippets)
         self.recorded = {path for chapter in self.chapters.values() for path in chapter.recorded}
         # Every snippet a page includes, and every file a download is made of, run at once.
-        paths = sorted({i.path for c in self.chapters.values() for i in c.snippets} | set(self.snippets.rglob("*.py")))
+        included = {i.path for c in self.chapters.values() for i in c.snippets}
+        paths = sorted(included | set(self.snippets.rglob("*.py")))
         for path, result in zip(paths, self.runner.run_all([(p, p in self.recorded) for p in paths])):
             self.results[path] = result
         for file in [f for f in files.documentation_pages() if f.src_uri in self.chapters]:
@@ -176,6 +177,10 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             files.append(File.generated(config, f"{SCRIPTS}/{name}", abs_src_path=str(assets / name)))
         programs = {}
         for path in sorted(self.snippets.rglob("*.py")):
+            if path not in included and self.results[path].error:  # no page shows it; no download has it
+                self.failures[path] = f"no page includes snippet {self.results[path].describe()}"
+                log.error(self.failures[path])
+                continue
             name = path.relative_to(self.snippets).as_posix()
             programs[name] = self.source(path).whole()
             files.append(File.generated(config, f"{self.config.snippets_dir}/{name}", content=programs[name]))
