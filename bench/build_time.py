@@ -38,7 +38,6 @@ import time
 from pathlib import Path
 
 import yaml
-
 from common import provenance, timed
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -41,7 +41,7 @@ def torch():
 
 
 KNOWN = {
-    "date": lambda: datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    "date": lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     "python": platform.python_version,
     "torch": lambda: torch().__version__,
     "cuda": lambda: torch().version.cuda,

@@ -60,6 +60,15 @@ def saved_tensors(elu, z):
     return saved
 
 
+def copy_bandwidth(numel, repeats):
+    """(median seconds, bytes per second) of a copy of `numel` float32 values, which reads and
+    writes each (the tensors are freed on return)."""
+    source = torch.randn(numel)
+    target = torch.empty_like(source)
+    seconds = median_seconds(lambda: target.copy_(source), repeats, warmup=3)
+    return seconds, 2 * source.element_size() * numel / seconds
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--numel", type=int, default=1 << 22)
@@ -71,11 +80,7 @@ def main(argv=None):
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
 
-    source = torch.randn(args.copy_numel)
-    target = torch.empty_like(source)
-    copy_seconds = median_seconds(lambda: target.copy_(source), args.repeats, warmup=3)
-    bandwidth = 2 * source.element_size() * args.copy_numel / copy_seconds
-    del source, target
+    copy_seconds, bandwidth = copy_bandwidth(args.copy_numel, args.repeats)
 
     z = torch.randn(args.numel, requires_grad=True)
     grad = torch.randn(args.numel)

@@ -34,8 +34,8 @@ import sys
 import tempfile
 
 import torch
-
 from common import ROOT, provenance, timed
+
 from snippet_engine.runner import Runner
 
 SNIPPETS = ROOT / "snippets"

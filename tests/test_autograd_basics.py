@@ -71,7 +71,7 @@ def test_a_second_backward_works_where_no_node_saved_a_tensor(chapter):
     out.backward()
     (power,) = [n for n in walk(out.grad_fn) if n.name() == "PowBackward0"]
     with pytest.raises(RuntimeError, match="after they have already been freed"):
-        power._saved_self
+        _ = power._saved_self
 
 
 def backward_node_names():

@@ -358,9 +358,9 @@ def test_accumulate_grad_has_the_largest_sequence_number_and_runs_once_ready():
     assert loss.grad_fn.next_functions[0][0].next_functions[0][0] is accumulate
     ran = ran_order(loss)
     loss.backward()
-    assert ran == ["SumBackward0 #{}".format(loss.grad_fn._sequence_nr()),
-                   "MulBackward0 #{}".format(loss.grad_fn._sequence_nr() - 1),
-                   f"AccumulateGrad #{2**64 - 1}", "ExpBackward0 #{}".format(loss.grad_fn._sequence_nr() - 2),
+    assert ran == [f"SumBackward0 #{loss.grad_fn._sequence_nr()}",
+                   f"MulBackward0 #{loss.grad_fn._sequence_nr() - 1}",
+                   f"AccumulateGrad #{2**64 - 1}", f"ExpBackward0 #{loss.grad_fn._sequence_nr() - 2}",
                    f"AccumulateGrad #{2**64 - 1}"]
 
 
@@ -417,7 +417,7 @@ def test_saved_tensors_are_kept_by_the_tiny_engine_and_freed_by_pytorch(chapter)
     assert [n for n in dir(y.grad_fn) if n.startswith("_saved")] == ["_saved_result"]
     y.sum().backward()
     with pytest.raises(RuntimeError, match="already been freed"):
-        y.grad_fn._saved_result
+        _ = y.grad_fn._saved_result
     z = x.exp()
     z.sum().backward(retain_graph=True)
     z.sum().backward()  # retain_graph kept them

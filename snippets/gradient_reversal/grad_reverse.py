@@ -1,5 +1,4 @@
 """Gradient reversal: identity forward, -lambda * gradient backward."""
-import torch
 from torch import Tensor, autograd, nn
 
 
