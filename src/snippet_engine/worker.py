@@ -15,10 +15,13 @@ Each child:
   of the worker's pipes, so the worker's death is seen at once;
 - runs in a scratch working folder (files it writes stay out of the project);
 - raises `SnippetTimeout` inside the snippet when the time is up, so the
-  output printed so far and the line it was stuck on are kept; a child that
-  does not stop is killed a few seconds later;
-- runs the snippet's atexit handlers, as Python does at exit, and writes its
-  reply to a file; whatever it leaves running is killed with its group.
+  output printed so far and the line it was stuck on are kept; one that
+  catches it is stopped where it is a second later; a child that does not
+  stop is killed a few seconds later;
+- waits for the snippet's threads and runs its atexit handlers, as Python
+  does at exit (what is still running at the timeout fails it), and writes
+  its reply to a file; whatever it leaves running is killed, in its group or
+  not (the worker is the subreaper of the processes it starts).
 
 Protocol, one JSON object per line. Request: {"path" (or "code"), "root",
 "timeout", "heartbeat", "output_limit", "steps"}, and "cwd" to run in that folder
@@ -118,8 +121,9 @@ def still_running(timeout, path):
     Python would wait for them."""
     frames, left, line = sys._current_frames(), [], None
     for thread in threading.enumerate():
-        if not thread.daemon and thread is not threading.current_thread():
-            here = [f.lineno for f in traceback.extract_stack(frames.get(thread.ident)) if f.filename == path]
+        frame = frames.get(thread.ident or 0)  # none for a thread that has just ended
+        if not thread.daemon and thread is not threading.current_thread() and frame:
+            here = [f.lineno for f in traceback.extract_stack(frame) if f.filename == path]
             line = line or (here[-1] if here else None)
             left.append(f"thread {thread.name!r}" + (f" (at line {here[-1]})" if here else ""))
     if "multiprocessing" in sys.modules:
@@ -152,7 +156,7 @@ def run_child(request, private, workdir):
     fd_files = [os.path.join(private, "fd1"), os.path.join(private, "fd2")]
     for fd, name in zip((1, 2), fd_files):
         os.dup2(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), fd)
-    faulthandler.enable(file=sys.__stderr__)
+    faulthandler.enable(file=2)
     os.chdir(workdir)
     sys.path[0] = "" if code is not None else os.path.dirname(path)
     sys.argv = ["-c"] if code is not None else [path]
@@ -178,6 +182,8 @@ def run_child(request, private, workdir):
         finish(None if code == 0 else exit_error(code))
         real_exit(code)
 
+    error, ended, timed_out = None, False, False
+
     def time_is_up(signum, frame):
         nonlocal timed_out
         if ended:  # its code is done; a thread or process it started is not
@@ -194,7 +200,6 @@ def run_child(request, private, workdir):
     os._exit = exit_now
     signal.signal(signal.SIGALRM, time_is_up)
     signal.setitimer(signal.ITIMER_REAL, request["timeout"], 1)  # then every second until it stops
-    error, ended, timed_out = None, False, False
     try:
         if code is None:
             with recording(request.get("steps"), path):
@@ -208,9 +213,9 @@ def run_child(request, private, workdir):
     except BaseException as exc:  # noqa: BLE001 - report anything the snippet raised
         error = error_report(exc, path, root)
     ended = True
-    try:  # as Python does at exit: wait for the threads it started, then atexit (multiprocessing
-        threading._shutdown()  # stops its daemons there and waits for its other processes)
-        atexit._run_exitfuncs()
+    try:  # as Python does at exit
+        threading._shutdown()  # type: ignore[attr-defined]  # waits for the threads it started
+        atexit._run_exitfuncs()  # multiprocessing stops its daemons, waits for its other processes
     except BaseException:  # noqa: BLE001 - the snippet's own result stands
         pass
     finish(error)
@@ -336,8 +341,8 @@ def died(private, request, status, seconds):
         else:
             how, kind = how + ", not by the engine: out of memory?", "SnippetKilled"
     path = request.get("path", "<string>")
-    line = re.search(rf'File "{re.escape(path)}", line (\d+)', report.partition("\nCurrent thread ")[2])
-    line = line and int(line[1])
+    found = re.search(rf'File "{re.escape(path)}", line (\d+)', report.partition("\nCurrent thread ")[2])
+    line = int(found[1]) if found else None
     outputs = [{"line": line, "output": {"output_type": "stream", "name": "stdout", "text": printed}}] if printed else []
     return {"outputs": outputs, "seconds": seconds, "deps": [], "error": {
         "type": kind, "message": f"the snippet process died ({how})",
