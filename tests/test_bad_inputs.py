@@ -187,6 +187,15 @@ def test_a_cache_that_cannot_be_written_is_a_warning(engine, tmp_path, monkeypat
     assert "could not prune the cache" in caplog.text and "Read-only file system" in caplog.text
 
 
+
+def test_a_build_whose_cache_cannot_be_written_warns_and_leaves_no_temporary_file(project):
+    project.write("snippets/shown.py", "print('shown')\n")
+    project.write("docs/index.md", "# Page\n\nMath: \\(x^2\\).\n\n```python\n--8<-- \"shown.py\"\n```\n")
+    (project.root / ".cache").write_text("a file where the cache folder should be")
+    done = mkdocs(project.root, "build")
+    assert "Traceback" not in done.stderr and "WARNING -  could not write the cache file" in done.stderr
+    assert not list(project.root.rglob("*.tmp"))
+
 SURROGATE = 'import sys\nprint("lone \\ud800", file=sys.stderr)\nprint("\\ud800")\n'
 
 
