@@ -14,6 +14,8 @@ serve: setup
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(PORT) --livereload
 
 test: setup
+	$(BIN)/ruff check
+	$(BIN)/mypy
 	$(BIN)/pytest
 
 # The site to publish, in site/: pages with folder URLs, and downloads/$(OFFLINE_ZIP) that every

@@ -114,7 +114,6 @@ while True:
     result = engine.run(path)
     assert result.error["type"] == "SnippetTimeout" and result.error["line"] in (3, 5, 6, 7)
     assert "still running after 3 s" in result.error["message"] and result.stdout == "looping\n"
-    assert result.seconds < 3 + 5, "stopped before the worker kills it"
     assert healthy(engine, tmp_path)
 
 

@@ -1,9 +1,13 @@
-"""Cache files written whole or not at all: the one atomic write of the engine and the hooks."""
+"""Cache files written whole or not at all: the one atomic write of the engine and the hooks;
+and the digest of the engine's own code, which every cache of the engine keys on."""
 
 import contextlib
+import functools
+import hashlib
 import json
 import logging
 import os
+from pathlib import Path
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 
@@ -22,3 +26,15 @@ def write_json(path, data):
     finally:
         with contextlib.suppress(OSError):  # none was made, or it cannot be removed either
             tmp.unlink(missing_ok=True)
+
+
+@functools.cache
+def engine_digest():
+    """A digest of every file of this package and of autograd_steps.py (the recording the worker
+    runs around a step-through): a change of the engine's code makes every cached result a miss."""
+    package = Path(__file__).resolve().parent
+    files = sorted(p for p in package.rglob("*") if p.is_file() and p.suffix in (".py", ".mjs", ".js", ".css"))
+    digest = hashlib.sha256()
+    for path in [*files, package.parent / "autograd_steps.py"]:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()

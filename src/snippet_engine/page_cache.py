@@ -12,11 +12,10 @@ import functools
 import hashlib
 import json
 from importlib import metadata
-from pathlib import Path
 
 from mkdocs.structure.toc import get_toc
 
-from snippet_engine.cache_file import write_json
+from snippet_engine.cache_file import engine_digest, write_json
 
 RENDERERS = ("markdown", "pymdown-extensions", "pygments", "mkdocs", "mkdocs-material")
 
@@ -25,10 +24,7 @@ RENDERERS = ("markdown", "pymdown-extensions", "pygments", "mkdocs", "mkdocs-mat
 def renderer():
     """What renders a page besides its content: the engine's own code (every module and asset of
     this package) and the versions of the Markdown stack. A change makes every entry a miss."""
-    engine = hashlib.sha256()
-    for path in sorted(p for p in Path(__file__).parent.rglob("*") if p.suffix in (".py", ".js", ".css")):
-        engine.update(path.read_bytes())
-    return [engine.hexdigest(), {name: metadata.version(name) for name in RENDERERS}]
+    return [engine_digest(), {name: metadata.version(name) for name in RENDERERS}]
 
 
 def key(*parts):

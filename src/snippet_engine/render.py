@@ -23,7 +23,7 @@ ET.register_namespace("xlink", XLINK_NS)
 def merged(outputs):
     """Adjacent text of the same stream as one output (lines of a block print one after another),
     and adjacent identical warnings as one that counts them."""
-    result = []
+    result: list[dict] = []
     for out in outputs:
         last = result[-1] if result else None
         if out["output_type"] == "stream" and last and last["output_type"] == "stream" and last["name"] == out["name"]:

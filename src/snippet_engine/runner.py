@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from snippet_engine.cache_file import write_json
+from snippet_engine.cache_file import engine_digest, write_json
 
-HERE = Path(__file__).resolve().parent
 PRELOAD = ("torch", "matplotlib.pyplot", "graphviz", "torchviz")
 PACKAGES = ("torch", "torchviz", "graphviz", "matplotlib", "numpy")
 log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build log shows it
@@ -55,6 +54,7 @@ class Result:
     def describe(self):
         """file:line: Type: message, and the traceback."""
         err = self.error
+        assert err is not None, "a run that failed"
         where = f"{self.path}:{err['line']}" if err["line"] else str(self.path)
         if err["where"] and not err["where"].startswith(f"{self.path}:"):
             where += f" (raised in {err['where']})"
@@ -72,15 +72,14 @@ class SnippetError(Exception):
 @functools.cache
 def fingerprint(packages=PACKAGES):
     """What besides the snippet's own files decides its output."""
-    versions = {}
+    versions: dict[str, str | None] = {}
     for name in packages:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
-    engine = hashlib.sha256(b"".join((HERE / n).read_bytes() for n in ("worker.py", "scrapers.py", "runner.py")))
     gpu = os.path.exists("/proc/driver/nvidia/version") and os.environ.get("CUDA_VISIBLE_DEVICES") != ""
-    return {"engine": engine.hexdigest(), "python": platform.python_version(), "packages": versions, "gpu": gpu}
+    return {"engine": engine_digest(), "python": platform.python_version(), "packages": versions, "gpu": gpu}
 
 
 def well_formed(data):
@@ -114,23 +113,25 @@ class Worker:
         self.lock = threading.Lock()
 
     def start(self):
-        # A session of its own: Ctrl-C in the terminal reaches MkDocs, which stops the worker.
+        """The worker, started. A session of its own: Ctrl-C in the terminal reaches MkDocs, which
+        stops the worker."""
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "snippet_engine.worker", *self.preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True, env={**os.environ, "MPLBACKEND": "Agg"}, start_new_session=True,
         )
+        return self.proc
 
     def run(self, request, name):
         """The worker's reply; WorkerDied when it exits while running the snippet."""
         with self.lock:
-            if self.proc is None or self.proc.poll() is not None:
-                self.start()
+            proc = self.proc if self.proc is not None and self.proc.poll() is None else self.start()
+            assert proc.stdin and proc.stdout  # pipes, as start() asks
             try:
-                self.proc.stdin.write(json.dumps(request) + "\n")
-                self.proc.stdin.flush()
+                proc.stdin.write(json.dumps(request) + "\n")
+                proc.stdin.flush()
             except BrokenPipeError:
                 pass  # seen below as an empty reply
-            while line := self.proc.stdout.readline():
+            while line := proc.stdout.readline():
                 message = json.loads(line)
                 if "running" not in message:
                     return message
@@ -176,7 +177,7 @@ class Runner:
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.timeout, self.output_limit, self.packages = timeout, output_limit, tuple(packages)
         self.workers = [Worker(tuple(preload)) for _ in range(max(1, workers))]  # started when first used
-        self.idle = queue.SimpleQueue()
+        self.idle: queue.SimpleQueue[Worker] = queue.SimpleQueue()
         for worker in self.workers:
             self.idle.put(worker)
         self.heartbeat = 30  # seconds between "still running" lines in the log

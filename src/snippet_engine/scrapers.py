@@ -25,6 +25,7 @@ import codecs
 import io
 import re
 import sys
+import types
 import warnings
 from collections import deque
 
@@ -46,7 +47,8 @@ class Capture:
         self.path = path
         self.items = []  # {"line": n, "output": {...}}; stream text as a list of chunks until finish()
         self.head_left = limit // 2
-        self.tail, self.tail_size, self.tail_limit = deque(), 0, limit - limit // 2
+        self.tail: deque[list] = deque()  # [line, stream, text] of the last output, cut from the left
+        self.tail_size, self.tail_limit = 0, limit - limit // 2
         self.cut_chars = self.cut_lines = 0
         self.fd_streams = []
         self.last_line = None  # output seen after the snippet ended belongs to its last output's line
@@ -55,7 +57,8 @@ class Capture:
     def current_line(self):
         """The top-level statement of the snippet that is running: output made inside
         a function belongs under the block that calls it, not the one defining it."""
-        frame, line = sys._getframe(1), None
+        frame: types.FrameType | None = sys._getframe(1)
+        line = None
         while frame is not None:
             if frame.f_code.co_filename == self.path:
                 line = frame.f_lineno
@@ -126,16 +129,14 @@ class TextStream(io.TextIOBase):
     the file `journal` too, flushed as Python flushes its streams: what is left of the output
     when the snippet crashes before its outputs are written."""
 
+    encoding = "utf-8"
+
     def __init__(self, capture, name, fd, journal):
         self.capture, self.name, self.fd, self.journal = capture, name, fd, journal
         self.buffer = BytesStream(self)
 
     @property
-    def encoding(self):
-        return "utf-8"
-
-    @property
-    def errors(self):
+    def errors(self):  # type: ignore[override]  # an attribute to typeshed, a read-only property to io
         return "strict" if self.name == "stdout" else "backslashreplace"  # as Python's own
 
     def writable(self):
@@ -224,7 +225,7 @@ def figure_alt(fig):
             ax.get_title() and f"“{ax.get_title()}”",
             ax.get_xlabel() and f"x: {ax.get_xlabel()}",
             ax.get_ylabel() and f"y: {ax.get_ylabel()}",
-            labels and "curves: " + ", ".join(labels),
+            "curves: " + ", ".join(labels) if labels else "",
         ]))
         parts.append(f"Plot ({desc})" if desc else "Plot")
     return "; ".join(parts) or "Figure"
@@ -257,7 +258,7 @@ def graph_text(source):
               for node, quoted, bare in re.findall(r"^\s*(\w+) \[label=" + label, source, re.M)}
     names = {node: " ".join(text.split()) or "(unnamed)" for node, text in labels.items()}
     links = re.findall(r"^\s*(\w+) -> (\w+)(.*)", source, re.M)
-    under = {}  # node: [(a node it sends gradients to or a tensor it saved, words before its name)]
+    under: dict[str, list[tuple[str, str]]] = {}  # node: [(a node it sends gradients to or a tensor it saved, words before its name)]
     for a, b, attributes in links:
         if "dir=none" not in attributes:
             under.setdefault(b, []).append((a, ""))
@@ -351,7 +352,7 @@ def capture_display(capture):
                 capture.finishers.append(lambda steps=steps: steps.update(svg=steps_svg(steps)))
             capture.add({"output_type": "display_data", "metadata": {}, "data": data})
 
-    builtins.display = display
+    vars(builtins)["display"] = display
 
 
 SCRAPERS = [capture_warnings, capture_matplotlib, capture_graphviz, capture_display]
