@@ -230,19 +230,19 @@ def statements_of(path):
     return parsed(path, path.stat().st_mtime_ns)
 
 
-def needed(statements, wanted, helpers=frozenset()):
+def needed(statements, wanted, drawn=frozenset()):
     """The statements among `statements` (in order) that the names `wanted`, used after them,
     need: those that bind a name still needed, and those that may change what it holds
-    (an effect on an object made from it, a seed, a random draw after the seed). A backward
-    pass of liveness, again while a chosen function uses a name defined below it (its body runs
-    later, when it is called). `helpers`: the names imported from the project's modules."""
+    (an effect on an object made from it, a seed, a random draw after the seed: `drawn`, the
+    statements that may draw). A backward pass of liveness, again while a chosen function uses
+    a name defined below it (its body runs later, when it is called)."""
+    made_from = origins(statements)
     while True:
-        chosen, live = liveness(statements, wanted)
+        chosen, live = liveness(statements, wanted, made_from)
         later = {n for s in chosen if isinstance(s.node, SCOPES) for n in s.loads}
         seeds = [i for i, s in enumerate(statements) if s in chosen and s.is_seed]
         if seeds:  # what was drawn after the seed decides what the code draws next: keep the draws
-            random = drawing(statements, helpers)
-            later |= {n for s in statements[seeds[0]:] if draws(s, random) for n in s.binds}
+            later |= {n for s in statements[seeds[0]:] if s in drawn for n in s.binds}
         if later <= set(wanted):
             return chosen, live
         wanted = set(wanted) | later
@@ -294,17 +294,22 @@ def draws(statement, drawing):
         and calls_drawing(statement.node.value, drawing)
 
 
-def liveness(statements, wanted):
-    made_from: list[set[str]] = []  # per statement: every name its value was made from, through earlier statements
+def origins(statements):
+    """Per statement: every name its value was made from, through the statements before it."""
+    made_from: list[set[str]] = []
     latest: dict[str, int] = {}
     for s in statements:
-        origins = set(s.loads)
+        found = set(s.loads)
         for name in s.loads:
             if name in latest:
-                origins |= made_from[latest[name]]
-        made_from.append(origins)
+                found |= made_from[latest[name]]
+        made_from.append(found)
         for name in s.binds:
             latest[name] = len(made_from) - 1
+    return made_from
+
+
+def liveness(statements, wanted, made_from):
     modules = {n for s in statements if s.is_import for n in s.binds}
     live, chosen = set(wanted), []
     for i in reversed(range(len(statements))):
@@ -384,7 +389,7 @@ class Source:
     def inline(self, wanted, inlined, seen=()):
         """Put into `inlined` what the names `wanted` of this module need of it, with what it
         needs of the helpers it imports in turn."""
-        chosen, _ = needed(self.statements, wanted, self.helpers)
+        chosen, _ = needed(self.statements, wanted, self.drawn)
         used = set(wanted).union(*(s.loads for s in chosen))
         for s in chosen:
             if self.helper(s):
@@ -403,13 +408,13 @@ class Source:
         taken, module = self.helper(statement)
         if module in seen:
             return
-        helper = Source(module, self.project)
+        helper = helper_source(module, self.project, module.stat().st_mtime_ns)
         ((alias, name),) = taken.items() if None in taken.values() else ((None, None),)
         if alias is None:
             helper.inline({name for local, name in taken.items() if local in used}, inlined, seen)
             return
         inner = Inlined()
-        helper.inline(self.attributes_used(alias), inner, seen)
+        helper.inline(self.attributes.get(alias, set()), inner, seen)
         body = join(inner.imports + inner.definitions + ["return SimpleNamespace(**locals())"])
         function = module.stem
         inlined.imports += [t for t in ["from types import SimpleNamespace"] if t not in inlined.imports]
@@ -417,11 +422,21 @@ class Source:
                                    + textwrap.indent(body, "    "))
         inlined.definitions.append(f"{alias} = {function}()")
 
-    def attributes_used(self, alias):
-        """What the code takes from a module it imports as `alias` (`Value` of `tiny.Value`)."""
-        tree = ast.Module(body=[s.node for s in self.statements], type_ignores=[])
-        return {n.attr for n in ast.walk(tree)
-                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == alias}
+    @functools.cached_property
+    def attributes(self):
+        """{name: what the code takes from it} (`tiny`: `Value` of `tiny.Value`): what it takes
+        from a module it imports whole."""
+        found: dict[str, set[str]] = {}
+        for node in (n for s in self.statements for n in ast.walk(s.node)):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                found.setdefault(node.value.id, set()).add(node.attr)
+        return found
+
+    @functools.cached_property
+    def drawn(self):
+        """The statements that may draw random numbers (`draws`)."""
+        random = drawing(self.statements, self.helpers)
+        return {s for s in self.statements if draws(s, random)}
 
     def within(self, first, last):
         """The statements lines first..last show (a statement they cut into counts whole)."""
@@ -437,7 +452,7 @@ class Source:
             return Program("", code.strip("\n"))
         kept = self.kept(block)
         wanted = free_names(kept)
-        chosen, _ = needed([s for s in self.statements if s.last < block[0].first], wanted, self.helpers)
+        chosen, _ = needed([s for s in self.statements if s.last < block[0].first], wanted, self.drawn)
         used = wanted.union(*(s.loads for s in chosen))
         inlined = Inlined()
         for s in chosen + block:
@@ -522,6 +537,12 @@ class Source:
     def whole(self):
         """The whole snippet as a download holds it."""
         return self.program(as_file=True).copy + "\n"
+
+
+@functools.cache
+def helper_source(path, project, mtime_ns):
+    """A helper module, read once for each version of it."""
+    return Source(path, project)
 
 
 @dataclass
