@@ -2,6 +2,7 @@ import fcntl
 import functools
 import http.server
 import os
+import queue
 import re
 import runpy
 import subprocess
@@ -54,6 +55,23 @@ def built_site(tmp_path_factory):
             assert build.returncode == 0, build.stderr
             assert not re.search(r"^(WARNING|ERROR)", build.stderr, re.M), build.stderr
     return out
+
+
+def sharing(worker, tmp_path, **settings):
+    """A runner over tmp_path/snippets with a cache in tmp_path/cache, sharing a warm `worker`
+    (a module's fixture) instead of starting its own."""
+    (tmp_path / "snippets").mkdir()
+    runner = Runner(tmp_path / "snippets", tmp_path / "cache", **settings)
+    runner.workers, runner.idle = [worker], queue.SimpleQueue()
+    runner.idle.put(worker)
+    return runner
+
+
+def snippet(tmp_path, name, code):
+    """tmp_path/snippets/`name`, holding `code`."""
+    path = tmp_path / "snippets" / name
+    path.write_text(code)
+    return path
 
 
 def pages(site):

@@ -5,14 +5,13 @@ import errno
 import json
 import logging
 import os
-import queue
 import re
 import time
 import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import mkdocs
+from conftest import mkdocs, sharing, snippet
 
 from snippet_engine.render import outputs_html
 from snippet_engine.runner import Runner
@@ -29,17 +28,7 @@ def worker():
 @pytest.fixture
 def engine(tmp_path, worker):
     """A runner over tmp_path/snippets with a cache and a 3 s timeout, sharing the worker."""
-    (tmp_path / "snippets").mkdir()
-    runner = Runner(tmp_path / "snippets", tmp_path / "cache", timeout=3, preload=())
-    runner.workers, runner.idle = [worker], queue.SimpleQueue()
-    runner.idle.put(worker)
-    return runner
-
-
-def snippet(tmp_path, name, code):
-    path = tmp_path / "snippets" / name
-    path.write_text(code)
-    return path
+    return sharing(worker, tmp_path, timeout=3, preload=())
 
 
 def healthy(engine, tmp_path):

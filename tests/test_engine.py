@@ -5,7 +5,6 @@ import html
 import json
 import logging
 import os
-import queue
 import re
 import signal
 import socket
@@ -17,7 +16,7 @@ import urllib.request
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import SNIPPETS, graphs, kind, mkdocs, warnings_in
+from conftest import SNIPPETS, graphs, kind, mkdocs, sharing, snippet, warnings_in
 
 from snippet_engine.runner import Runner
 from snippet_engine.scrapers import GRAPH
@@ -42,18 +41,7 @@ def warm_worker():
 @pytest.fixture
 def engine(tmp_path, warm_worker):
     """A runner over tmp_path/snippets with a cache, sharing the warm worker."""
-    (tmp_path / "snippets").mkdir()
-    runner = Runner(tmp_path / "snippets", tmp_path / "cache", timeout=20)
-    runner.workers = [warm_worker]
-    runner.idle = queue.SimpleQueue()
-    runner.idle.put(warm_worker)
-    return runner
-
-
-def snippet(tmp_path, name, code):
-    path = tmp_path / "snippets" / name
-    path.write_text(code)
-    return path
+    return sharing(warm_worker, tmp_path, timeout=20)
 
 
 def ran(log):
