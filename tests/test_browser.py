@@ -77,13 +77,14 @@ REVEAL_AND_READ = """b => {
 
 
 def copies(browser, url):
-    """(block text, clipboard, shown output) for every snippet's code block of a page, copied with
-    its button; the clipboard is checked to hold what the build wrote for it (`data-copy`, which
-    test_copies.py runs)."""
+    """(block text, clipboard, shown output) for every snippet's code block a reader sees on a
+    page, copied with its button; the clipboard is checked to hold what the build wrote for it
+    (`data-copy`, which test_copies.py runs). The home page shows its step-through's code in the
+    viewer only: the block itself is hidden there."""
     page = open_page(browser, url)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     found = []
-    blocks = page.locator(".md-content div.highlight[data-copy]")
+    blocks = page.locator(".md-content div.highlight[data-copy] >> visible=true")
     for i in range(blocks.count()):
         block = blocks.nth(i)
         code, shown = block.evaluate(REVEAL_AND_READ)
@@ -394,7 +395,7 @@ def test_a_notebook_page_opens_on_its_chapter_not_on_setup(browser, urls, chapte
 # The step-through viewer of the first gradient (autograd_basics), checked against the recording itself.
 WATCHED = SNIPPETS / "autograd_basics" / "watch_first_gradient.py"
 # Every viewer: (page, its n-th viewer), in the order of the pages' step-through blocks.
-VIEWERS = [(page.stem, n) for page in sorted((ROOT / "docs").glob("*.md"))
+VIEWERS = [("home" if page.stem == "index" else page.stem, n) for page in sorted((ROOT / "docs").glob("*.md"))
            for n, _ in enumerate(b for b in parse(page.name, page.read_text(encoding="utf-8"), SNIPPETS).blocks
                                  if b.steps)]
 
