@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from mkdocs.config import load_config
 
 from snippet_engine.chapter import line_range, parse
 from snippet_engine.runner import Runner, SnippetError
@@ -35,11 +36,11 @@ def recorded_snippets():
 RECORDED = recorded_snippets()
 
 
+@functools.cache
 def engine_settings():
-    """The snippets plugin's settings in the real mkdocs.yml: the tests run snippets as the build does."""
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
-    (settings,) = [p["snippets"] for p in config["plugins"] if isinstance(p, dict) and "snippets" in p]
-    return settings
+    """The snippets plugin's settings in the real mkdocs.yml, defaults filled in: the tests run
+    snippets as the build does."""
+    return load_config(str(ROOT / "mkdocs.yml")).plugins["snippets"].config
 
 
 @pytest.fixture(scope="session")
@@ -82,9 +83,7 @@ def pages(site):
 @pytest.fixture(scope="session")
 def runner():
     """The build's engine, with the build's settings and cache."""
-    settings = engine_settings()
-    engine = Runner(SNIPPETS, ROOT / ".cache" / "snippets", timeout=settings.get("timeout", 600),
-                    preload=settings.get("preload", ()))
+    engine = Runner(*engine_settings().runner_settings(ROOT))
     yield engine
     engine.close()
 

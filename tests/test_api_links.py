@@ -11,7 +11,7 @@ from conftest import engine_settings, pages
 
 from snippet_engine.api_links import Names, link
 
-BASE = engine_settings().get("api_reference", "https://docs.pytorch.org/docs/stable/")
+BASE = engine_settings().api_reference
 # The reference's pages: generated/<name>.html for a name with a page of its own, <page>.html#<name>
 # for one documented on a page, <page>.html#module-<name> for a module declared on a page.
 SCHEME = re.compile(rf"{re.escape(BASE)}(?:generated/(?P<page>torch[\w.]+)\.html"

@@ -11,7 +11,7 @@ import yaml
 from bs4 import BeautifulSoup
 from conftest import CHAPTERS, ROOT, SNIPPETS, pages
 
-from snippet_engine.plugin import MARK
+from snippet_engine.pages import MARK
 from snippet_engine.runner import PACKAGES
 
 

@@ -523,19 +523,17 @@ def test_serve_shows_a_broken_snippet_on_the_page_keeps_serving_and_recovers(pro
 
 
 def test_a_warning_repeated_in_a_row_shows_once_counted_and_again_later_by_its_first_sentence():
-    from types import SimpleNamespace
-
-    from snippet_engine.plugin import PageSite
+    from snippet_engine.pages import PageHtml
     from snippet_engine.render import outputs_html
     from snippet_engine.scrapers import WARNING
 
     warning = {"output_type": "display_data", "data": {WARNING: {
         "category": "UserWarning", "message": "First sentence. Second sentence."}}}
     printed = {"output_type": "stream", "name": "stdout", "text": "None\n"}
-    site = PageSite(SimpleNamespace(shown={}), "page/")
+    site = PageHtml("page/", {})
     first = BeautifulSoup(outputs_html([warning, warning, warning, printed], site), "html.parser")
     again = BeautifulSoup(outputs_html([printed, warning], site), "html.parser")
-    other = BeautifulSoup(outputs_html([warning], PageSite(site.plugin, "other/")), "html.parser")
+    other = BeautifulSoup(outputs_html([warning], PageHtml("other/", {})), "html.parser")
     assert [b.get_text(" ") for b in first.select(".snippet-warning")] == [
         "UserWarning (3 times) First sentence. Second sentence."]
     assert [b.get_text(" ") for b in again.select(".snippet-warning")] == [

@@ -1,4 +1,4 @@
-"""A chapter as a Jupyter notebook, and the page that shows the notebook.
+"""A chapter as a Jupyter notebook (pages.py shows it as a page of the site).
 
 - prose becomes Markdown cells (math as `$...$`, Material's admonition and
   tab headers as bold titles);
@@ -161,32 +161,6 @@ def notebook_json(cells, install):
     cells = [install] + [{k: v for k, v in cell.items() if k != "copy"} for cell in cells]
     notebook = {"cells": cells, "metadata": NOTEBOOK_METADATA, "nbformat": 4, "nbformat_minor": 5}
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def notebook_page(title, ipynb_url, cells, output_marker, copy_marker, fold):
-    """Markdown for the page that shows the notebook: its cells in order, each code cell's
-    outputs placed by `output_marker(outputs)` and its copy by `copy_marker(code)` (paragraphs
-    the page replaces); a collapsed cell is folded by `fold(code, its number)`."""
-    parts = ["---\nsearch:\n  exclude: true\n---\n",  # search finds the chapter, not its copy
-             f"# {title}: the notebook\n",
-             f'<p class="notebook-download"><a href="{ipynb_url}" download>'
-             f'Download {ipynb_url.rsplit("/", 1)[-1]}</a></p>\n']
-    for n, cell in enumerate(cells):
-        if cell["cell_type"] == "markdown":
-            text = cell["source"]
-            if n == 0 and text.startswith("# "):  # the page has its own title
-                text = text.partition("\n")[2]
-            parts.append(text + "\n")
-            continue
-        if cell["metadata"] == HIDDEN:
-            parts.append(fold(cell["source"], cell["execution_count"]) + "\n")
-            continue
-        fence = "````" if "```" in cell["source"] else "```"
-        parts.append(copy_marker(cell.get("copy", cell["source"] + "\n")) + "\n")
-        parts.append(f'{fence}python title="In [{cell["execution_count"]}]"\n{cell["source"]}\n{fence}\n')
-        if cell["outputs"]:
-            parts.append(output_marker(cell["outputs"]) + "\n")
-    return "\n".join(parts)
 
 
 def title(markdown):

@@ -28,8 +28,11 @@ from pathlib import Path
 
 from snippet_engine.cache_file import engine_digest, write_json
 
-PRELOAD = ("torch", "matplotlib.pyplot", "graphviz", "torchviz")
-PACKAGES = ("torch", "torchviz", "graphviz", "matplotlib", "numpy")
+# The settings' defaults, for the plugin's config and for the tests' runner.
+PRELOAD = ("torch", "matplotlib.pyplot", "graphviz", "torchviz")  # imported once by each worker
+PACKAGES = ("torch", "torchviz", "graphviz", "matplotlib", "numpy")  # their versions key every result
+TIMEOUT = 600  # seconds a snippet may run
+OUTPUT_LIMIT = 20_000  # characters of printed output kept
 log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build log shows it
 
 
@@ -170,7 +173,7 @@ class Worker:
 class Runner:
     """Runs snippets under `snippets_dir` (their project is its parent) with a content cache."""
 
-    def __init__(self, snippets_dir, cache_dir=None, timeout=600, output_limit=20_000, preload=PRELOAD,
+    def __init__(self, snippets_dir, cache_dir=None, timeout=TIMEOUT, output_limit=OUTPUT_LIMIT, preload=PRELOAD,
                  packages=PACKAGES, workers=1):
         self.root = Path(snippets_dir).resolve()
         self.project = self.root.parent  # dependencies may live anywhere in it (data files)

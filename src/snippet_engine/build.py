@@ -1,0 +1,172 @@
+"""One build of the site, as the engine sees it: the chapters, their snippets run, the
+failures found, and the files the engine adds (downloads, notebooks and their pages).
+
+The plugin (plugin.py) makes a `Build` for every build and hands it MkDocs's events.
+"""
+
+import functools
+import logging
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mkdocs.structure.files import File, Files
+from mkdocs.utils import get_relative_url, meta
+
+from snippet_engine import api_links, notebooks, pages, standalone
+from snippet_engine.chapter import Chapter, Include, parse
+from snippet_engine.page_cache import PageCache
+from snippet_engine.runner import Result, Runner, fingerprint
+
+log = logging.getLogger("mkdocs.plugins.snippets")
+BUNDLE = "downloads/examples.zip"  # every example as its download, with requirements.txt
+
+
+@dataclass
+class Snippet:
+    """A snippet file of this build: how it ran, and the program a reader takes away."""
+    path: Path
+    result: Result
+    project: Path
+
+    @functools.cached_property
+    def source(self) -> standalone.Source:
+        data = standalone.data_values(self.result.deps) if self.path.suffix == ".py" else None
+        return standalone.Source(self.path, self.project, data)
+
+
+@dataclass
+class Build:
+    runner: Runner
+    project: Path
+    cache_dir: Path
+    snippets_dir: Path
+    snippets_url: str  # where the site serves the snippets as downloads
+    notebooks_dir: str
+    chapters: dict[str, Chapter] = field(default_factory=dict)
+    snippets: dict[Path, Snippet] = field(default_factory=dict)
+    failures: dict[object, str] = field(default_factory=dict)  # each logged once, listed at the end
+    html: dict[str, pages.PageHtml] = field(default_factory=dict)  # each page's, by its file
+    assets: dict[str, bytes] = field(default_factory=dict)  # the outputs' files (pages.ASSETS)
+    notebook_pages: set[str] = field(default_factory=set)
+    environment: str = ""
+    names: api_links.Names | None = None
+
+    def __post_init__(self):
+        self.cache = PageCache(self.cache_dir / "pages")
+
+    # What pages.py needs
+
+    def snippet(self, path: Path) -> Snippet:
+        if path not in self.snippets:
+            self.snippets[path] = Snippet(path, self.runner.run(path), self.project)
+        return self.snippets[path]
+
+    def result(self, path: Path) -> Result:
+        return self.snippet(path).result
+
+    def source(self, path: Path) -> standalone.Source:
+        """A snippet read as the program a reader takes away (standalone.py), once per build."""
+        return self.snippet(path).source
+
+    def failure(self, chapter: Chapter, include: Include) -> str | None:
+        return self.failures.get((chapter.src_uri, include.file, include.problem))
+
+    def highlighted(self, code: str) -> str:
+        return self.cache.highlighted(code)
+
+    def page(self, src_uri: str, url: str) -> pages.PageHtml:
+        if src_uri not in self.html:
+            self.html[src_uri] = pages.PageHtml(url, self.assets)
+        return self.html[src_uri]
+
+    # Files
+
+    def files(self, files: Files, config) -> None:
+        """Run every snippet; add the chapters' notebooks (unless a chapter's front matter says
+        `notebook: false`), their pages, and every snippet as a download, alone and in the
+        examples' zip."""
+        found = fingerprint(self.runner.packages)  # what produces the outputs: Python, packages, GPU
+        documents = [f for f in files.documentation_pages() if f.src_uri.endswith(".md")]
+        for file in documents:
+            self.chapters[file.src_uri] = parse(file.src_uri, file.content_string, self.snippets_dir)
+        recorded = {path for chapter in self.chapters.values() for path in chapter.recorded}
+        # Every snippet a page includes, and every file a download is made of, run at once.
+        included = {i.path for c in self.chapters.values() for i in c.snippets}
+        paths = sorted(included | set(self.snippets_dir.rglob("*.py")))
+        for path, result in zip(paths, self.runner.run_all([(p, p in recorded) for p in paths])):
+            self.snippets[path] = Snippet(path, result, self.project)
+        for file in documents:
+            chapter = self.chapters[file.src_uri]
+            if chapter.blocks:
+                self.check(chapter)
+                if meta.get_data(file.content_string)[1].get("notebook", True):
+                    self.add_notebook(chapter, files, config, found["packages"])
+        programs = {}
+        for path in sorted(self.snippets_dir.rglob("*.py")):
+            if path not in included and self.result(path).error:  # no page shows it; no download has it
+                self.failures[path] = f"no page includes snippet {self.result(path).describe()}"
+                log.error(self.failures[path])
+                continue
+            name = path.relative_to(self.snippets_dir).as_posix()
+            programs[name] = self.source(path).whole()
+            files.append(File.generated(config, f"{self.snippets_url}/{name}", content=programs[name]))
+        self.environment = environment(found)
+        self.names = api_links.Names(self.cache_dir / "api-links" / "names.json", found["packages"]["torch"],
+                                     self.runner)
+        files.append(File.generated(config, BUNDLE, content=standalone.bundle(programs, found["packages"],
+                                                                            self.environment)))
+
+    def check(self, chapter: Chapter) -> None:
+        """Log each failure of the chapter's snippets once, naming page, file and line."""
+        for block in chapter.blocks:
+            line = chapter.markdown.count("\n", 0, block.start) + 1
+            for include in block.includes:
+                spec = include.file + (f":{include.select}" if include.select else "")
+                if include.problem:
+                    message = f'the include "{spec}": {include.problem}'
+                elif include.is_snippet and (result := self.result(include.path)).error:
+                    message = f"snippet {result.describe()}"
+                else:
+                    continue
+                where = (chapter.src_uri, include.file, include.problem)
+                if where not in self.failures:
+                    self.failures[where] = f"{chapter.src_uri}:{line}: {message}"
+                    log.error(self.failures[where])
+
+    def add_notebook(self, chapter: Chapter, files: Files, config, packages) -> None:
+        slug = Path(chapter.src_uri).with_suffix("").as_posix()
+        cells = notebooks.chapter_cells(chapter, {i.path: self.result(i.path) for i in chapter.snippets}, self.source)
+        install = notebooks.install_cell(packages, cells)
+        ipynb = File.generated(config, f"{self.notebooks_dir}/{slug}.ipynb",
+                               content=notebooks.notebook_json(cells, install))
+        page = File.generated(config, f"{self.notebooks_dir}/{slug}.md", content="")
+        download = get_relative_url(ipynb.url, page.url)
+        page.content_string = pages.notebook_markdown(notebooks.title(chapter.markdown), download, cells, self,
+                                                      self.page(page.src_uri, page.url))
+        files.append(ipynb)
+        files.append(page)
+        self.notebook_pages.add(page.src_uri)
+
+    def notebook_of(self, src_uri: str) -> str | None:
+        """The notebook page of the chapter at `src_uri`, if it has one."""
+        uri = f"{self.notebooks_dir}/{Path(src_uri).with_suffix('').as_posix()}.md"
+        return uri if uri in self.notebook_pages else None
+
+    def notebook_list(self, nav_pages: list[str], src_uri: str) -> str:
+        """The Markdown list of every chapter's notebook, in the order of the nav, for the page at `src_uri`."""
+        entries = []
+        for uri in nav_pages:
+            if notebook := self.notebook_of(uri):
+                markdown = self.chapters[uri].markdown
+                entries.append((notebooks.title(markdown), get_relative_url(notebook, src_uri),
+                                get_relative_url(notebook.removesuffix(".md") + ".ipynb", src_uri),
+                                notebooks.summary(markdown)))
+        return notebooks.index_markdown(entries)
+
+
+def environment(found) -> str:
+    """What produced the outputs, in words, from the engine's fingerprint (part of every cache key)."""
+    packages = [f"{name} {version}" for name, version in found["packages"].items() if version]
+    return (f"Python {found['python']}, {', '.join(packages[:-1])} and {packages[-1]}, on "
+            f"{platform.system()} ({platform.machine()}), {'with' if found['gpu'] else 'without'} a GPU")
