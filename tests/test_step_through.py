@@ -34,6 +34,10 @@ CREATED_BY = {
         "ELUFunctionBackward": "return ELUFunction.apply(z, self.alpha)", "MeanBackward0":
         "loss = ((prediction - target) ** 2).mean()",
         "hidden.weight": "hidden, elu, output = nn.Linear(3, 4), ELUCustom(alpha=0.5), nn.Linear(4, 1)"},
+    "debugging_gradients/watch_vanishing_sigmoid.py": {
+        "SigmoidBackward": "h = Sigmoid.apply(z)", "SubBackward0": "loss = ((output(h) - target) ** 2).mean()",
+        "PowBackward0": "loss = ((output(h) - target) ** 2).mean()",
+        "hidden.weight": "hidden, output = nn.Linear(3, 4), nn.Linear(4, 1)"},
     "higher_order/watch_second_derivative.py": {
         "PowBackward0": "(dy_dx,) = torch.autograd.grad(y, x, create_graph=True)",
         "x": "x = torch.tensor(2.0, requires_grad=True)"},
@@ -306,3 +310,34 @@ def test_backward_through_a_backward(runner):
                                                          "AccumulateGrad"]
     assert [sent for *_, sent in step_values(steps)] == [[1.0], [3.0], [12.0], []]
     assert printed([o["output"] for o in result.outputs]) == "tensor(12., grad_fn=<MulBackward0>)\ntensor(12.)\n"
+
+
+def test_a_gradient_vanishes_in_the_custom_sigmoid(runner, observed):
+    name = "debugging_gradients/watch_vanishing_sigmoid.py"
+    result, steps = recorded(runner, name)
+    plain = observed(name)
+    hidden, output = plain.variables["hidden"], plain.variables["output"]
+    assert output.weight.grad.abs().max() == pytest.approx(1.2, abs=0.05)
+    assert hidden.weight.grad.abs().max() == pytest.approx(0.009, abs=0.0005)
+    assert sorted(row.abs().max().item() <= 1e-11 for row in hidden.weight.grad) == [False, True, True, True]
+    sizes = [max(abs(v) for v in torch.tensor(s["received"]["values"]).flatten().tolist()) for s in steps["steps"][:7]]
+    assert min(sizes) > 0.03, "up to step 8 the gradient keeps its size"
+    step = steps["steps"][7]  # step 8
+    assert steps["nodes"][step["node"]]["label"] == "Sigmoid (custom)"
+    received = torch.tensor(step["received"]["values"]).abs()
+    assert 0.03 <= received.min() and received.max() <= 0.36
+    (sent,) = step["sent"]
+    sent_values = torch.tensor(sent["grad"]["values"])
+    assert sent_values.abs().max() < 0.0002 and (sent_values == 0).sum() == 3
+    z = plain.variables["z"].detach()
+    y = torch.sigmoid(z)
+    assert ((y < 1e-10) | (1 - y < 1e-10)).sum() == 7
+    assert round(z.min().item()) == -50 and round(z.max().item()) == 31
+    assert steps["nodes"][steps["steps"][8]["node"]]["name"] == "AddmmBackward0"
+    assert printed([o["output"] for o in result.outputs]) == plain.printed
+
+
+def test_the_custom_sigmoid_passes_gradcheck(observed):
+    sigmoid = observed("debugging_gradients/watch_vanishing_sigmoid.py").variables["Sigmoid"]
+    z = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(sigmoid.apply, (z,))

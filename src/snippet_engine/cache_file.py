@@ -30,11 +30,13 @@ def write_json(path, data):
 
 @functools.cache
 def engine_digest():
-    """A digest of every file of this package and of autograd_steps.py (the recording the worker
-    runs around a step-through): a change of the engine's code makes every cached result a miss."""
+    """A digest of every file of this package and of autograd_steps (the recording the worker
+    runs around a step-through, and its viewer): a change of the engine's code makes every cached
+    result a miss."""
     package = Path(__file__).resolve().parent
     files = sorted(p for p in package.rglob("*") if p.is_file() and p.suffix in (".py", ".mjs", ".js", ".css"))
+    steps = sorted(p for p in (package.parent / "autograd_steps").rglob("*") if p.suffix in (".py", ".js", ".css"))
     digest = hashlib.sha256()
-    for path in [*files, package.parent / "autograd_steps.py"]:
+    for path in [*files, *steps]:
         digest.update(path.read_bytes())
     return digest.hexdigest()

@@ -10,7 +10,7 @@ import html
 import re
 import xml.etree.ElementTree as ET
 
-from snippet_engine import steps_view
+from autograd_steps import view as steps_view
 from snippet_engine.scrapers import GRAPH, STEPS, WARNING
 
 PT_TO_PX = 4 / 3
@@ -139,10 +139,9 @@ def nested_list(items):
 
 
 def steps_block(out, site, block):
-    """The step-through viewer (steps_view.py), its graph sanitised; all of it after search."""
+    """The step-through viewer (autograd_steps.view), its graph sanitised; all of it after search."""
     steps = out["data"][STEPS]
-    svg = safe_svg(steps_view.with_data_attributes(steps["svg"]))
-    return site.after_search(steps_view.viewer(steps, svg, block))
+    return site.after_search(steps_view.viewer(steps, safe_svg(steps["svg"]), block))
 
 
 def error_block(title, message):

@@ -13,8 +13,8 @@ of our own carry what a page shows beyond the picture:
 - `application/vnd.snippet.graph+json`: {"nodes", "edges"} of a graph, and
   "backward": the graph as a nested list, [{"text", "children"}] (`graph_text`)
 - `application/vnd.snippet.steps+json`: a backward pass recorded by
-  `autograd_steps.step_through` (see that module), plus "svg", the graph's
-  layout: the group of node i has id `steps-node-i`, of edge k `steps-edge-k`
+  `autograd_steps.recording` (see that module), plus "svg", the graph's
+  layout (`autograd_steps.layout`): node i is the group with data-node="i"
 
 A snippet shows rich output the way a Jupyter notebook does: `display(obj)`
 takes the object's `_repr_mimebundle_()` (or its `_repr_html_()` and repr).
@@ -28,6 +28,8 @@ import sys
 import types
 import warnings
 from collections import deque
+
+from autograd_steps import layout
 
 WARNING = "application/vnd.snippet.warning+json"
 GRAPH = "application/vnd.snippet.graph+json"
@@ -320,36 +322,13 @@ def mime_bundle(obj):
     return {"text/plain": repr(obj), **data}
 
 
-def steps_svg(steps):
-    """The recorded graph laid out by Graphviz as torchviz draws one: the leaves (each one's
-    AccumulateGrad node) at the top, the output at the bottom; arrows point the way gradients
-    flow, up from the output."""
-    import graphviz
-
-    graph = graphviz.Digraph(graph_attr={"rankdir": "BT", "nodesep": "0.3", "ranksep": "0.35"},
-                             node_attr={"fontsize": "14", "fontname": "Helvetica", "shape": "box",
-                                        "style": "rounded,filled", "fillcolor": "white", "height": "0.4"},
-                             edge_attr={"arrowsize": "0.7"})
-    fills = {"leaf": "#dce6ff", "custom": "#ffe3cc", "op": "white"}
-    for node in steps["nodes"]:
-        lines = [node["label"], node["detail"]]
-        if node["kind"] == "leaf":  # the node is the leaf's AccumulateGrad: its leaf's name and shape
-            named = node["label"] != "AccumulateGrad"
-            lines = ["AccumulateGrad", f"{node['label']} ({node['detail']})" if named else node["detail"]]
-        label = "\\n".join(t for t in lines if t)
-        graph.node(f"n{node['id']}", label, id=f"steps-node-{node['id']}", fillcolor=fills[node["kind"]])
-    for edge in steps["edges"]:
-        graph.edge(f"n{edge['from']}", f"n{edge['to']}", id=f"steps-edge-{edge['id']}")
-    return graph.pipe(format="svg", encoding="utf-8")
-
-
 def capture_display(capture):
     def display(*objects, **kwargs):
         for obj in objects:
             data = mime_bundle(obj)
             if STEPS in data:  # laid out once the snippet has run: the engine's work, not the snippet's
                 steps = data[STEPS] = dict(data[STEPS])
-                capture.finishers.append(lambda steps=steps: steps.update(svg=steps_svg(steps)))
+                capture.finishers.append(lambda steps=steps: steps.update(svg=layout.svg(steps)))
             capture.add({"output_type": "display_data", "metadata": {}, "data": data})
 
     vars(builtins)["display"] = display

@@ -138,9 +138,9 @@ def recording(steps, path):
     recorded from the engine and displayed (autograd_steps.recorded); the snippet stays plain."""
     if not steps:
         return contextlib.nullcontext()
-    import autograd_steps
+    from autograd_steps import recording as steps
 
-    return autograd_steps.recorded(path)
+    return steps.recorded(path)
 
 
 def run_child(request, private, workdir):

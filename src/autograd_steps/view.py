@@ -1,4 +1,5 @@
-"""The step-through viewer of a backward pass recorded by `autograd_steps`.
+"""The step-through viewer of a backward pass recorded by `autograd_steps.recording`: the one
+viewer of the site (under a code block) and of a reader's notebook (`notebook_html`).
 
 Under the code block whose backward pass the page steps through, the page shows:
 
@@ -11,8 +12,10 @@ Under the code block whose backward pass the page steps through, the page shows:
                                      as in the file: line n is [data-line=n]
         div.snippet-steps__graph     the recorded graph, inline SVG: node i is g[data-node=i],
                                      edge k is g[data-edge=k]; a hint shows when it scrolls
+                                     (without Graphviz, a note that says how to get it)
         div.snippet-steps__now       hidden until steps.js starts: the step's description (aria-live)
         dl.snippet-steps__panel      the gradients the step received and sent (steps.js fills it)
+      p.snippet-steps__note          where some nodes' lines are unknown, why
       details.snippet-steps__table   every step as a table, open: without JavaScript the page
                                      shows the steps (steps.js closes it); on a narrow screen each
                                      row is a card
@@ -20,36 +23,50 @@ Under the code block whose backward pass the page steps through, the page shows:
 
 The viewer's own copy of the code keeps the line that made the current node next to the graph,
 so that a reader who steps through sees both without scrolling back to the block above.
+The site links the script and styles (`ASSETS`) from its pages; a notebook's output holds them.
 """
 
 import html
 import json
 import math
 import re
+from pathlib import Path
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from autograd_steps.layout import MISSING
+
+ASSETS = Path(__file__).parent / "assets"  # steps.js and steps.css
 CAPTION = ("backward() runs up the arrows: from the output at the bottom to the leaves' "
            "AccumulateGrad nodes at the top.")
+UNKNOWN = ("{count} of the graph's operations were made outside anomaly mode, so the line that made each "
+           "is unknown: run the forward pass under torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-def with_data_attributes(svg):
-    """Graphviz's ids `steps-node-i` and `steps-edge-k` as data-node and data-edge attributes,
-    which survive sanitising (ids would clash between two viewers of one page)."""
-    return re.sub(r'\bid="steps(?:-|&#45;)(node|edge)(?:-|&#45;)(\d+)"', r'data-\1="\2"', svg)
+def notebook_html(steps: dict) -> str:
+    """The viewer as a notebook's output shows it: its styles and script inline (nothing is fetched
+    from another host, no extension is needed); without scripts, the table of steps shows."""
+    style, script = ((ASSETS / name).read_text(encoding="utf-8") for name in ("steps.css", "steps.js"))
+    return (f'<div class="snippet-steps-host"><style>{style}</style>{viewer(steps, steps["svg"], None)}'
+            f"<script>{script}</script></div>")
 
 
-def viewer(steps, svg, block):
-    """The viewer's HTML; `svg` is the graph ready to inline, `block` {(file name, line): line
-    of the code block above} for the lines that block shows (None: no block, all the file's lines)."""
+def viewer(steps: dict, svg: str | None, block: dict | None) -> str:
+    """The viewer's HTML; `svg` is the graph ready to inline (None: Graphviz is missing), `block`
+    {(file name, line): line of the code block above} for the lines that block shows (None: no
+    block, all the file's lines)."""
     first = steps["steps"][0]["description"]  # the root always runs: a recording has a step
     shown = shown_lines(steps, block)
     data = json.dumps(script_data(steps, shown), ensure_ascii=False, separators=(",", ":"))
     data = data.replace("<", "\\u003c")  # no "</script>" inside the script element
     label = (f"Graph that backward() ran through, recorded from {steps['file']}: {len(steps['nodes'])} nodes, "
              "the output at the bottom. The table below lists each step.")
+    unknown = sum(node["kind"] != "leaf" and not node["where"] for node in steps["nodes"])
+    note = f'<p class="snippet-steps__note">{html.escape(UNKNOWN.format(count=unknown))}</p>' if unknown else ""
+    graph = svg if svg is not None else f'<p class="snippet-steps__missing">{html.escape(MISSING)}</p>'
+    width = f' style="--steps-min-width: {min_width(svg)}px"' if svg is not None else ""
     return (f'<figure class="snippet-steps"><figcaption>{html.escape(CAPTION)}</figcaption>'
             '<div class="snippet-steps__viewer" hidden><div class="snippet-steps__controls">'
             '<button type="button" data-go="-1">Previous</button>'
@@ -60,12 +77,11 @@ def viewer(steps, svg, block):
             '<button type="button" data-mode="backward" aria-pressed="true">Backward</button>'
             '<button type="button" data-mode="forward" aria-pressed="false">Forward, line by line</button>'
             '</span></div></div>'
-            f'<div class="snippet-steps__stage" style="--steps-min-width: {min_width(steps["svg"])}px">'
-            f'{code_html(steps, shown)}'
-            f'<div class="snippet-steps__graph" role="img" tabindex="0" aria-label="{html.escape(label)}">{svg}</div>'
+            f'<div class="snippet-steps__stage"{width}>{code_html(steps, shown)}'
+            f'<div class="snippet-steps__graph" role="img" tabindex="0" aria-label="{html.escape(label)}">{graph}</div>'
             '<p class="snippet-steps__hint">Scroll the graph sideways to see all of it.</p>'
             f'<div class="snippet-steps__now" hidden><p class="snippet-steps__description" aria-live="polite">'
-            f'{html.escape(first)}</p></div><dl class="snippet-steps__panel"></dl></div>'
+            f'{html.escape(first)}</p></div><dl class="snippet-steps__panel"></dl></div>{note}'
             '<details class="snippet-steps__table" open><summary>All steps as a table</summary>'
             f'<div class="snippet-steps__scroll">{table(steps)}</div></details>'
             f'<script type="application/json" class="snippet-steps__data">{data}</script>'

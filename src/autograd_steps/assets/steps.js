@@ -1,5 +1,5 @@
 /* The step-through viewer of a backward pass recorded by autograd_steps.
-   steps_view.py writes its HTML and data; this script makes each figure.snippet-steps
+   view.py writes its HTML and data; this script makes each figure.snippet-steps
    interactive: Previous / Next / Play, Left and Right arrows, a Backward mode (the
    steps in the order the engine ran them) and a Forward mode (the lines of the code,
    and the nodes each one added to the graph). A step marks its node in the graph and the
@@ -145,5 +145,8 @@
     show();
   }
 
-  document.querySelectorAll("figure.snippet-steps").forEach(start);
+  // On the site, every viewer of the page; in a notebook, where each output carries this script,
+  // the viewer of the output that runs it.
+  const host = document.currentScript && document.currentScript.closest(".snippet-steps-host");
+  (host || document).querySelectorAll("figure.snippet-steps").forEach(start);
 })();

@@ -1,5 +1,9 @@
 """Watch PyTorch's autograd engine run one backward pass, recorded from the engine itself.
 
+This module is the recorder of the `autograd_steps` package, and a file that works on its
+own beside a reader's script (the site serves it as downloads/autograd_steps.py): it needs
+only torch and the standard library.
+
 Two ways in:
 
 - `step_through(loss)` does what `loss.backward()` does, and shows the recording;
@@ -26,12 +30,13 @@ What is recorded:
 
 The result is shown with `display()` where one exists (Jupyter, and the
 site's build, which draws it as a step-through viewer) and printed as a
-table otherwise.
+table otherwise. `autograd_steps.show_backward` shows the viewer itself in a notebook.
 """
 
 import ast
 import builtins
 import contextlib
+import linecache
 import math
 import os
 import re
@@ -207,7 +212,7 @@ class Recording:
 
     def prehook(self, node, running):
         def hook(grad_outputs):
-            step = {"node": node["id"], "received": summary(grad_outputs[0]), "sent": []}
+            step = {"node": node["id"], "received": received(grad_outputs), "sent": []}
             running[node["id"]] = step
             self.steps.append(step)
         return hook
@@ -316,12 +321,10 @@ class Recording:
 
 
 def source_lines(path):
-    """The lines of a file; none where there is no file (code typed into Jupyter)."""
-    try:
-        with open(path, encoding="utf-8") as file:
-            return file.read().splitlines()
-    except (OSError, UnicodeDecodeError):
-        return []
+    """The lines of a file, or of a notebook's cell (which IPython keeps in linecache under the
+    file name its code runs as); none where there are none."""
+    linecache.checkcache(path)  # a file changed since it was read; a cell's lines stay
+    return [line.rstrip("\n") for line in linecache.getlines(path)]
 
 
 def bindings(lines):
@@ -401,6 +404,19 @@ def summary(tensor):
     stats["text"] = (f"{shape_text(t.shape)}, norm {number(stats['norm'])}, "
                      f"from {number(stats['min'])} to {number(stats['max'])}")
     return stats
+
+
+def received(grads):
+    """What arrived at a node: its one output's gradient, or each output's where it has several
+    (torch.unbind, a custom Function returning two tensors), with their norm and range together."""
+    if len(grads) == 1:
+        return summary(grads[0])
+    parts = [summary(g) for g in grads]
+    known = [p for p in parts if p]
+    return {"shape": None, "values": None,
+            "text": "; ".join(f"output {i}: {p['text'] if p else 'None'}" for i, p in enumerate(parts)),
+            "norm": math.sqrt(sum(p["norm"] ** 2 for p in known)),
+            "min": min((p["min"] for p in known), default=0.0), "max": max((p["max"] for p in known), default=0.0)}
 
 
 def nested_text(values):

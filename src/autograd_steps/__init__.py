@@ -1,0 +1,36 @@
+"""Watch PyTorch's autograd engine run a backward pass, step by step, recorded from the engine.
+
+In a notebook (JupyterLab, VS Code), on your own model:
+
+    import torch
+    from autograd_steps import show_backward
+
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):  # each node keeps its line
+        loss = model(x).pow(2).mean()
+    show_backward(loss)  # runs loss.backward() and shows the step-through viewer
+
+Modules, one concern each:
+
+- recording.py  the recorder (`Recording`; `recorded`, which the site's build runs around a
+                snippet; `step_through`, which prints the table of steps); a file that also
+                works alone, beside a script
+- layout.py     the recorded graph laid out by Graphviz's dot
+- view.py       the viewer's HTML (the site's and the notebook's), with assets/steps.js and
+                assets/steps.css
+- notebook.py   `show_backward`: the viewer as a notebook's output
+
+The names below load their module when first used: the site's build imports the viewer in a
+process that has no use for torch (1.3 s to import).
+"""
+
+import importlib
+
+MODULES = {"show_backward": "notebook", "Viewer": "notebook",
+           "step_through": "recording", "recorded": "recording", "Recording": "recording", "STEPS": "recording"}
+__all__ = list(MODULES)
+
+
+def __getattr__(name: str) -> object:
+    if name not in MODULES:
+        raise AttributeError(f"module 'autograd_steps' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"autograd_steps.{MODULES[name]}"), name)

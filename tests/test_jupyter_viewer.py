@@ -1,0 +1,291 @@
+"""`autograd_steps.show_backward` in a reader's notebook: the display bundle nbclient gets from a real
+kernel, the cases it refuses or notes, and the viewer run in JupyterLab itself."""
+
+import builtins
+import contextlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+import torch
+from browsing import SHOTS
+from nbclient import NotebookClient
+
+from autograd_steps import Viewer, show_backward
+from autograd_steps.layout import MISSING
+from snippet_engine.scrapers import STEPS
+
+# A reader's notebook: a model with a custom Function in one cell, its forward pass in another,
+# the backward pass shown in a third, and the gradients backward left in .grad printed last.
+CELLS = [
+    """\
+import json
+import torch
+from torch import nn
+from autograd_steps import show_backward
+
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, z):
+        ctx.save_for_backward(z)
+        return z ** 3
+
+    @staticmethod
+    def backward(ctx, grad):
+        (z,) = ctx.saved_tensors
+        return 3 * z ** 2 * grad
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 2), nn.Tanh())
+x = torch.randn(4, 3)""",
+    """\
+with torch.autograd.set_detect_anomaly(True, check_nan=False):
+    h = model(x)
+    loss = Cube.apply(h).mean()""",
+    "show_backward(loss)",
+    'print(json.dumps({"model.0.weight": model[0].weight.grad.tolist(), "model.0.bias": model[0].bias.grad.tolist()}))',
+]
+LEAVES = ["model.0.weight", "model.0.bias"]
+
+
+def notebook():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in CELLS])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nb
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    nb = notebook()
+    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=False,
+                   resources={"metadata": {"path": str(tmp_path_factory.mktemp("notebook"))}}).execute()
+    return nb
+
+
+def test_the_display_bundle_has_the_viewer_the_table_and_the_recording(executed):
+    (output,) = executed.cells[2].outputs
+    assert output.output_type == "display_data"
+    data = output.data
+    assert set(data) == {"text/plain", "text/html", STEPS}
+    assert data["text/plain"].splitlines()[0].split() == ["Step", "Node", "Line", "Gradient", "received",
+                                                          "Gradients", "sent"]
+    page = data["text/html"]
+    assert page.startswith('<div class="snippet-steps-host"><style>') and page.endswith("</script></div>")
+    assert '<figure class="snippet-steps">' in page and '<details class="snippet-steps__table" open>' in page
+    assert not re.search(r"""(src|href)=["']?(https?:)?//|@import|url\((?!["']?#)""", page), "nothing from another host"
+    assert "<svg" in page and 'data-node="0"' in page
+
+
+def test_the_recording_is_the_engines_and_names_the_readers_cells(executed):
+    steps = executed.cells[2].outputs[0].data[STEPS]
+    printed = json.loads(executed.cells[3].outputs[0].text)
+    names = [steps["nodes"][s["node"]]["label"] for s in steps["steps"]]
+    assert names[:3] == ["MeanBackward0", "Cube (custom)", "TanhBackward0"] and set(LEAVES) <= set(names)
+    forward = CELLS[1].splitlines()
+    assert steps["source"] == forward, "the lines are the forward pass's cell, not show_backward's"
+    made = {steps["nodes"][s["node"]]["name"]: forward[steps["nodes"][s["node"]]["line"] - 1].strip()
+            for s in steps["steps"] if steps["nodes"][s["node"]]["kind"] != "leaf"}
+    assert made["MeanBackward0"] == made["CubeBackward"] == "loss = Cube.apply(h).mean()"
+    assert made["TanhBackward0"] == made["AddmmBackward0"] == "h = model(x)"
+    (cube,) = [n for n in steps["nodes"] if n["kind"] == "custom"]
+    assert cube["saved"] == [{"name": "0", "shape": [4, 2], "dtype": "float32", "bytes": 32}]
+    for step in steps["steps"]:
+        node = steps["nodes"][step["node"]]
+        if node["kind"] == "leaf":
+            assert torch.allclose(torch.tensor(step["received"]["values"]), torch.tensor(printed[node["label"]]))
+    assert {steps["nodes"][s["node"]]["label"] for s in steps["steps"]} >= set(LEAVES)
+
+
+def test_outside_a_notebook_it_prints_the_table(monkeypatch, capsys):
+    monkeypatch.delattr(builtins, "display", raising=False)
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        loss = (x * x).sum()
+    show_backward(loss)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[:2] for line in lines[1:]] == [["1", "SumBackward0"], ["2", "MulBackward0"],
+                                                        ["3", "AccumulateGrad"]]
+    assert lines[3].endswith("[2, 4]") and x.grad.tolist() == [2.0, 4.0]
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    found: list = []
+    monkeypatch.setattr(builtins, "display", found.append, raising=False)
+    return found
+
+
+def test_a_graph_too_big_is_refused_before_backward_runs(shown):
+    x = torch.ones(3, requires_grad=True)
+    loss = x
+    for _ in range(200):
+        loss = loss * 1.01
+    with pytest.raises(ValueError, match=r"this graph has 202 nodes, more than the viewer shows \(max_nodes=100\)"):
+        show_backward(loss.sum(), max_nodes=100)
+    assert x.grad is None and not shown
+
+
+def test_nodes_made_outside_anomaly_mode_are_said_to_have_no_line(shown):
+    x = torch.ones(2, requires_grad=True)
+    y = x * 3  # not under anomaly mode: no line
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        loss = y.sum()
+    show_backward(loss)
+    (viewer,) = shown
+    page = viewer._repr_mimebundle_()["text/html"]
+    assert "1 of the graph&#x27;s operations were made outside anomaly mode" in page
+    assert [n["line"] for n in viewer.data["nodes"] if n["name"] == "MulBackward0"] == [None]
+
+
+def test_a_node_with_two_outputs_receives_both(shown):
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        first, second = x.unbind(0)
+        loss = (first * 2 + second * 3).sum()
+    show_backward(loss)
+    steps = shown[0].data
+    (unbind,) = [s for s in steps["steps"] if steps["nodes"][s["node"]]["name"] == "UnbindBackward0"]
+    assert unbind["received"]["text"] == "output 0: [2, 2]; output 1: [3, 3]"
+    assert steps["steps"][-1]["received"]["values"] == x.grad.tolist() == [[2.0, 2.0], [3.0, 3.0]]
+
+
+def test_without_graphviz_the_viewer_says_how_to_get_the_graph(shown, monkeypatch):
+    monkeypatch.setenv("PATH", "")
+    x = torch.ones(2, requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        loss = (x * 2).sum()
+    show_backward(loss)
+    page = shown[0]._repr_mimebundle_()["text/html"]
+    assert "<svg" not in page and MISSING.replace("'", "&#x27;") in page
+    assert '<details class="snippet-steps__table" open>' in page and "AccumulateGrad (x)" in page
+
+
+def test_show_backward_passes_backwards_arguments_on(shown):
+    x = torch.ones(2, requires_grad=True)
+    w = torch.ones(2, requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        out = x * w
+    show_backward(out, torch.tensor([1.0, 2.0]), inputs=[w])
+    assert w.grad.tolist() == [1.0, 2.0] and x.grad is None
+    assert isinstance(shown[0], Viewer)
+
+
+# In JupyterLab itself
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def jupyterlab(tmp_path):
+    """JupyterLab on 127.0.0.1 serving tmp_path/work, with no token and every setting in tmp_path;
+    stopped after the test, and with it its kernels."""
+    port, work = free_port(), tmp_path / "work"
+    work.mkdir()
+    config = {"ServerApp": {"ip": "127.0.0.1", "port": port, "open_browser": False, "root_dir": str(work),
+                            "allow_root": True},  # CI containers run as root
+              "IdentityProvider": {"token": ""}, "PasswordIdentityProvider": {"hashed_password": ""},
+              "LabApp": {"expose_app_in_browser": True}}
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(config))
+    notices = tmp_path / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notices.parent.mkdir(parents=True)  # no asking whether to fetch news from the internet
+    notices.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "run"),
+           "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "ws"),
+           "IPYTHONDIR": str(tmp_path / "ipython")}
+    log = open(tmp_path / "jupyterlab.log", "w")
+    server = subprocess.Popen([sys.executable, "-m", "jupyterlab"], env=env, cwd=work, stdout=log,
+                              stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(f"{url}/api/status", timeout=1)
+                break
+            except OSError:
+                assert server.poll() is None, (tmp_path / "jupyterlab.log").read_text()
+                time.sleep(0.2)
+        yield url, work
+    finally:
+        kernels = children(server.pid)
+        server.terminate()
+        server.wait(timeout=60)
+        log.close()
+    assert not [pid for pid in kernels if Path(f"/proc/{pid}").exists()], "the server stopped its kernels"
+
+
+def children(pid):
+    """The processes that `pid` started (Linux's /proc): a server's kernels."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):  # a process that ended meanwhile
+            if int(stat.read_text().rsplit(") ", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+    return found
+
+
+def test_jupyterlab_steps_through_the_readers_backward_pass(jupyterlab, browser):
+    url, work = jupyterlab
+    nbformat.write(notebook(), work / "reader.ipynb")
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{url}/lab/tree/reader.ipynb")
+    page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                           " && window.jupyterapp.shell.currentWidget.sessionContext")
+    page.evaluate("""async () => {
+        const notebook = window.jupyterapp.shell.currentWidget;
+        await notebook.context.ready;
+        await notebook.sessionContext.ready;
+        await window.jupyterapp.commands.execute("notebook:run-all-cells");
+    }""")
+    figure = page.locator(".jp-OutputArea-output figure.snippet-steps")
+    figure.locator(".snippet-steps__viewer:not([hidden])").wait_for(timeout=120_000)
+    printed = page.locator(".jp-OutputArea-output", has_text='{"model.0.weight"')
+    printed.wait_for(timeout=60_000)
+    grads = json.loads(printed.inner_text())
+    data = json.loads(figure.locator(".snippet-steps__data").text_content())
+    assert not figure.locator(".snippet-steps__table").evaluate("e => e.open"), "the script ran: the table is closed"
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    next_button = figure.locator('[data-go="1"]')
+    seen = []
+    for number, step in enumerate(data["steps"], 1):
+        if number > 1:
+            next_button.click()
+        assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {number} of {len(data['steps'])}"
+        current = figure.locator("svg [data-node].is-current")
+        assert current.get_attribute("data-node") == str(step["node"])
+        label = " ".join(current.locator("text").all_text_contents())
+        seen.append(label)
+        line = data["lines"][step["node"]]
+        if line is not None:
+            shown = figure.locator(".snippet-steps__line.is-current")
+            assert shown.get_attribute("data-line") == str(line)
+            assert shown.inner_text().split(None, 1)[1].strip() == CELLS[1].splitlines()[line - 1].strip()
+        leaf = next((name for name in grads if f"{name} (" in label), None)
+        if leaf:
+            value = figure.locator(".snippet-steps__panel dd").first.inner_text()
+            assert torch.allclose(torch.tensor(json.loads(value)), torch.tensor(grads[leaf]), rtol=1e-3, atol=1e-6)
+        if "Cube (custom)" in label:  # the step the screenshots show
+            figure.screenshot(path=SHOTS / "jupyterlab-viewer-light.png")
+    assert {"model.0.weight", "model.0.bias"} <= {leaf for leaf in grads if any(f"{leaf} (" in s for s in seen)}
+
+    page.evaluate('window.jupyterapp.commands.execute("apputils:change-theme", {theme: "JupyterLab Dark"})')
+    page.wait_for_selector('body[data-jp-theme-light="false"]', state="attached")
+    page.wait_for_timeout(500)  # the theme's styles load after the attribute is set
+    figure.screenshot(path=SHOTS / "jupyterlab-viewer-dark.png")
+    assert not errors
+    context.close()
