@@ -15,8 +15,8 @@ from mkdocs.utils import get_relative_url, meta
 
 from snippet_engine import api_links, notebooks, pages, standalone
 from snippet_engine.chapter import Chapter, Include, parse
-from snippet_engine.page_cache import PageCache
-from snippet_engine.runner import Result, Runner, fingerprint
+from snippet_engine.page_cache import PageCache, key
+from snippet_engine.runner import Result, Runner, fingerprint, sha256
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 BUNDLE = "downloads/examples.zip"  # every example as its download, with requirements.txt
@@ -24,15 +24,45 @@ BUNDLE = "downloads/examples.zip"  # every example as its download, with require
 
 @dataclass
 class Snippet:
-    """A snippet file of this build: how it ran, and the program a reader takes away."""
+    """A snippet file of this build: how it ran, and the programs a reader takes away (its
+    copies and download), which are kept in the cache with what they were made from."""
     path: Path
     result: Result
     project: Path
+    cache: PageCache
+    made: bool = False  # programs were made that the cache does not have yet
 
     @functools.cached_property
     def source(self) -> standalone.Source:
         data = standalone.data_values(self.result.deps) if self.path.suffix == ".py" else None
         return standalone.Source(self.path, self.project, data)
+
+    @functools.cached_property
+    def key(self) -> str:
+        """What its programs and cells are made from: its code, the files it imports and reads
+        (its helper modules, its data), and its outputs."""
+        files = {str(p): sha256(p) for p in [self.path, *self.result.deps]}
+        return key("snippet", files, self.result.outputs, self.result.error)
+
+    @functools.cached_property
+    def programs(self) -> dict[str, list[str]]:
+        """{"first:last:as_file": [setup, copy]} of the programs made so far."""
+        saved = self.cache.get(self.key)
+        well_formed = isinstance(saved, dict) and all(
+            isinstance(v, list) and len(v) == 2 and all(isinstance(t, str) for t in v) for v in saved.values())
+        return saved if well_formed else {}
+
+    def program(self, first: int | None = None, last: int | None = None, as_file: bool = False):
+        entry = f"{first}:{last}:{as_file}"
+        if entry not in self.programs:
+            made = self.source.program(first, last, as_file)
+            self.programs[entry] = [made.setup, made.copy]
+            self.made = True
+        return standalone.Program(*self.programs[entry])
+
+    def save(self) -> None:
+        if self.made:
+            self.cache.put(self.key, self.programs)
 
 
 @dataclass
@@ -59,7 +89,7 @@ class Build:
 
     def snippet(self, path: Path) -> Snippet:
         if path not in self.snippets:
-            self.snippets[path] = Snippet(path, self.runner.run(path), self.project)
+            self.snippets[path] = Snippet(path, self.runner.run(path), self.project, self.cache)
         return self.snippets[path]
 
     def result(self, path: Path) -> Result:
@@ -68,6 +98,10 @@ class Build:
     def source(self, path: Path) -> standalone.Source:
         """A snippet read as the program a reader takes away (standalone.py), once per build."""
         return self.snippet(path).source
+
+    def program(self, path: Path, first: int | None = None, last: int | None = None,
+                as_file: bool = False) -> standalone.Program:
+        return self.snippet(path).program(first, last, as_file)
 
     def failure(self, chapter: Chapter, include: Include) -> str | None:
         return self.failures.get((chapter.src_uri, include.file, include.problem))
@@ -79,6 +113,12 @@ class Build:
         if src_uri not in self.html:
             self.html[src_uri] = pages.PageHtml(url, self.assets)
         return self.html[src_uri]
+
+    def save(self) -> None:
+        """Keep what this build made for the next: the programs; and only what it used."""
+        for snippet in self.snippets.values():
+            snippet.save()
+        self.cache.prune()
 
     # Files
 
@@ -95,7 +135,7 @@ class Build:
         included = {i.path for c in self.chapters.values() for i in c.snippets}
         paths = sorted(included | set(self.snippets_dir.rglob("*.py")))
         for path, result in zip(paths, self.runner.run_all([(p, p in recorded) for p in paths])):
-            self.snippets[path] = Snippet(path, result, self.project)
+            self.snippets[path] = Snippet(path, result, self.project, self.cache)
         for file in documents:
             chapter = self.chapters[file.src_uri]
             if chapter.blocks:
@@ -109,7 +149,7 @@ class Build:
                 log.error(self.failures[path])
                 continue
             name = path.relative_to(self.snippets_dir).as_posix()
-            programs[name] = self.source(path).whole()
+            programs[name] = self.program(path, as_file=True).copy + "\n"
             files.append(File.generated(config, f"{self.snippets_url}/{name}", content=programs[name]))
         self.environment = environment(found)
         self.names = api_links.Names(self.cache_dir / "api-links" / "names.json", found["packages"]["torch"],
@@ -136,7 +176,12 @@ class Build:
 
     def add_notebook(self, chapter: Chapter, files: Files, config, packages) -> None:
         slug = Path(chapter.src_uri).with_suffix("").as_posix()
-        cells = notebooks.chapter_cells(chapter, {i.path: self.result(i.path) for i in chapter.snippets}, self.source)
+        made_from = key("cells", chapter.markdown, sorted(self.snippet(i.path).key for i in chapter.snippets))
+        cells = self.cache.get(made_from)
+        if not (isinstance(cells, list) and all(isinstance(c, dict) and "cell_type" in c for c in cells)):
+            cells = notebooks.chapter_cells(chapter, {i.path: self.result(i.path) for i in chapter.snippets},
+                                            self.source)
+            self.cache.put(made_from, cells)
         install = notebooks.install_cell(packages, cells)
         ipynb = File.generated(config, f"{self.notebooks_dir}/{slug}.ipynb",
                                content=notebooks.notebook_json(cells, install))

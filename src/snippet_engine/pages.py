@@ -24,7 +24,7 @@ from mkdocs.utils import get_relative_url
 from snippet_engine import notebooks, render
 from snippet_engine.chapter import Block, Chapter, Include
 from snippet_engine.runner import Result
-from snippet_engine.standalone import Source
+from snippet_engine.standalone import Program
 
 MARK = "snippetengine0mark"  # in markers that a page's HTML has until the plugin replaces them
 PARAGRAPH = re.compile(rf'<p>{MARK}(?P<n>\d+)</p>(?:\s*<div class="(?P<cls>[^"]*highlight))?')
@@ -80,7 +80,7 @@ class PageHtml:
 class Build(Protocol):
     """What page assembly needs of the build (build.py)."""
     def result(self, path: Path) -> Result: ...
-    def source(self, path: Path) -> Source: ...
+    def program(self, path: Path, first: int | None = None, last: int | None = None) -> Program: ...
     def failure(self, chapter: Chapter, include: Include) -> str | None: ...
     def highlighted(self, code: str) -> str: ...
 
@@ -110,7 +110,7 @@ def block_markdown(chapter: Chapter, block: Block, build: Build, page: PageHtml)
     snippets = [i for i in block.includes if i.is_snippet]
     if len(block.includes) == 1 and snippets:
         include = block.includes[0]
-        program = build.source(include.path).program(include.first, include.last)
+        program = build.program(include.path, include.first, include.last)
         if program.setup:
             # Rendered here (cached) and put in after search: the same code is on the page already.
             setup = fold(build, program.setup, "setup, run before the code below and copied with it")

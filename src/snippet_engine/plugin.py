@@ -202,7 +202,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         for name, data in self.build.assets.items():
             (out / name).write_bytes(data)
         self.runner.prune()
-        self.build.cache.prune()
+        self.build.save()
         failures = self.build.failures
         if failures and not self.serving:
             listed = "\n".join(f"  {message.splitlines()[0]}" for message in failures.values())
