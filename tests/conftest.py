@@ -89,11 +89,16 @@ def runner():
 
 
 def kind(output):
-    """stdout, stderr, warning, graph, steps or figure."""
+    """stdout, stderr, warning, graph, steps, figure, or text (what display() shows of an object
+    with no picture), as render.py tells them apart."""
     data = output.get("data", {})
     if output["output_type"] == "stream":
         return output["name"]
-    return "warning" if WARNING in data else "graph" if GRAPH in data else "steps" if STEPS in data else "figure"
+    for name, mime in [("warning", WARNING), ("graph", GRAPH), ("steps", STEPS), ("figure", "image/svg+xml"),
+                       ("text", "text/plain")]:
+        if mime in data:
+            return name
+    raise ValueError(f"an output of no kind the tests know: {sorted(data)}")
 
 
 def normalised(text):

@@ -10,6 +10,7 @@ from bs4 import BeautifulSoup
 from conftest import engine_settings, pages
 
 from snippet_engine.api_links import Names, link
+from snippet_engine.cache_file import CacheFolder
 
 BASE = engine_settings().api_reference
 # The reference's pages: generated/<name>.html for a name with a page of its own, <page>.html#<name>
@@ -76,7 +77,7 @@ def test_no_torch_name_in_prose_is_left_unlinked(built_site):
 
 
 def names(tmp_path, runner):
-    return Names(tmp_path / "names.json", metadata.version("torch"), runner)
+    return Names(CacheFolder(tmp_path), metadata.version("torch"), runner)
 
 
 def test_names_link_by_how_the_reference_documents_them(tmp_path, runner):
@@ -121,5 +122,5 @@ def test_a_name_torch_lacks_is_a_warning_naming_the_page(tmp_path, runner, caplo
 def test_names_are_asked_of_torch_once_per_torch_version(tmp_path, runner):
     asked = names(tmp_path, runner).kinds({"torch.autograd.grad", "torch.nope"})
     assert asked == {"torch.autograd.grad": "api", "torch.nope": None}
-    assert Names(tmp_path / "names.json", metadata.version("torch"), runner=None).kinds(asked) == asked  # no torch
-    assert Names(tmp_path / "names.json", "0.0", runner=None).known == {}
+    assert names(tmp_path, runner=None).kinds(asked) == asked  # no torch: from the cache
+    assert Names(CacheFolder(tmp_path), "0.0", runner=None).known == {}

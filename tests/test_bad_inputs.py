@@ -169,7 +169,7 @@ def test_a_cache_that_cannot_be_written_is_a_warning(engine, tmp_path, monkeypat
 
     (tmp_path / "cache").unlink()
     engine.run(path)
-    engine.used = set()
+    engine.cache.used = set()
     monkeypatch.setattr(Path, "unlink", read_only)
     engine.prune()
     assert "could not prune the cache" in caplog.text and "Read-only file system" in caplog.text

@@ -18,6 +18,11 @@ from mkdocs.exceptions import Abort
 from snippet_engine import katex
 
 VERSION = json.loads((ROOT / "node_modules" / "katex" / "package.json").read_text())["version"]
+
+def entry(root, version=VERSION):
+    """The cache entry of the formulas typeset by KaTeX `version`."""
+    return root / ".cache" / "katex" / f"{katex.formulas_key(version)}.json"
+
 INLINE, DISPLAY = r"\(x^2\)", r"\[\frac{1}{2}\]"
 
 
@@ -71,9 +76,7 @@ def page(root, name=""):
 
 def cached(root):
     """The cache file: {key: HTML}, keys being `(` or `[` and the TeX."""
-    saved = json.loads((root / ".cache" / "katex.json").read_text(encoding="utf-8"))
-    assert saved["katex"] == VERSION
-    return saved["formulas"]
+    return json.loads(entry(root).read_text(encoding="utf-8"))
 
 
 def test_a_build_writes_the_cache_and_the_next_build_starts_no_node(site, node_starts):
@@ -171,24 +174,21 @@ def test_a_formula_katex_cannot_parse_fails_the_build_naming_page_and_formula(si
 WRONG_SHAPES = {
     "not JSON": "{",
     "a list": [],
-    "another KaTeX": {"katex": "0.0.1", "formulas": {"(x^2": '<span class="katex">stale</span>'}},
-    "no formulas": {"katex": VERSION},
-    "formulas a list": {"katex": VERSION, "formulas": [["(x^2", '<span class="katex">stale</span>']]},
-    "a number": {"katex": VERSION, "formulas": {"(x^2": 42}},
-    "not KaTeX's HTML": {"katex": VERSION, "formulas": {"(x^2": "<b>stale</b>"}},
-    "no mode": {"katex": VERSION, "formulas": {"x^2": '<span class="katex">stale</span>'}},
+    "formulas a list": [["(x^2", '<span class="katex">stale</span>']],
+    "a number": {"(x^2": 42},
+    "not KaTeX's HTML": {"(x^2": "<b>stale</b>"},
+    "no mode": {"x^2": '<span class="katex">stale</span>'},
 }
 
 
 @pytest.mark.parametrize("content", WRONG_SHAPES.values(), ids=WRONG_SHAPES.keys())
 def test_a_cache_entry_of_the_wrong_shape_is_a_miss(site, node_starts, content):
     write_page(site, f"Typeset anew: {INLINE}. From the cache: \\(y\\).")
-    (site / ".cache").mkdir()
+    entry(site).parent.mkdir(parents=True)
+    if isinstance(content, dict):
+        content = {**content, "(y": '<span class="katex">from the cache</span>'}  # the right shape: a hit
     text = content if isinstance(content, str) else json.dumps(content)
-    if isinstance(content, dict) and content.get("katex") == VERSION and isinstance(content.get("formulas"), dict):
-        content["formulas"]["(y"] = '<span class="katex">from the cache</span>'  # the right shape: a hit
-        text = json.dumps(content)
-    (site / ".cache" / "katex.json").write_text(text, encoding="utf-8")
+    entry(site).write_text(text, encoding="utf-8")
     build(site)
     assert len(node_starts) == 1
     html = page(site)
@@ -199,12 +199,21 @@ def test_a_cache_entry_of_the_wrong_shape_is_a_miss(site, node_starts, content):
     assert all(katex.is_formula(key, typeset) for key, typeset in cached(site).items())
 
 
+def test_the_formulas_of_another_katex_are_not_used_and_are_deleted(site, node_starts):
+    write_page(site, f"Only {INLINE}.")
+    entry(site, "0.0.1").parent.mkdir(parents=True)
+    entry(site, "0.0.1").write_text(json.dumps({"(x^2": '<span class="katex">stale</span>'}), encoding="utf-8")
+    build(site)
+    assert len(node_starts) == 1 and "stale" not in page(site)
+    assert not entry(site, "0.0.1").exists() and list(cached(site)) == ["(x^2"]
+
+
 def test_entries_of_the_wrong_shape_leave_the_cache_file_even_when_every_formula_is_a_hit(site, node_starts):
     write_page(site, f"Only {INLINE}.")
     build(site)
-    saved = json.loads((site / ".cache" / "katex.json").read_text(encoding="utf-8"))
-    saved["formulas"].update({"x": '<span class="katex">no mode</span>', "(y": None})
-    (site / ".cache" / "katex.json").write_text(json.dumps(saved), encoding="utf-8")
+    saved = cached(site)
+    saved.update({"x": '<span class="katex">no mode</span>', "(y": None})
+    entry(site).write_text(json.dumps(saved), encoding="utf-8")
     build(site)
     assert len(node_starts) == 1
     assert list(cached(site)) == ["(x^2"]

@@ -4,7 +4,7 @@ import json
 
 from mkdocs.structure.toc import get_toc
 
-from snippet_engine import page_cache
+from snippet_engine import cache_file, page_cache
 from snippet_engine.page_cache import PageCache, key
 
 TOC = [{"level": 1, "id": "title", "name": "Title", "children": [
@@ -28,12 +28,15 @@ def test_an_entry_of_the_wrong_shape_or_not_json_is_a_miss(tmp_path):
     assert cache.highlighted("x = 1").startswith('<div class="highlight"><pre>')
 
 
-def test_the_key_changes_with_the_content_and_with_the_renderer(monkeypatch):
-    engine, versions = page_cache.renderer()
-    assert len(engine) == 64 and set(versions) == set(page_cache.RENDERERS) and all(versions.values())
+def test_the_key_changes_with_the_content_the_renderer_and_the_engine(monkeypatch):
+    versions = page_cache.renderer()
+    assert set(versions) == set(page_cache.RENDERERS) and all(versions.values())
     assert key("a", [1]) == key("a", [1]) != key("a", [2])
     before = key("a")
-    monkeypatch.setattr(page_cache, "renderer", lambda: [engine, {**versions, "markdown": "9"}])
+    monkeypatch.setattr(page_cache, "renderer", lambda: {**versions, "markdown": "9"})
+    assert key("a") != before
+    monkeypatch.undo()
+    monkeypatch.setattr(cache_file, "engine_digest", lambda: "another engine")
     assert key("a") != before
 
 

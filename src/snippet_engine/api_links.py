@@ -24,20 +24,17 @@ build that meets no new name imports no torch. A name that torch lacks is a
 mistake in the text, logged as a warning that names the page.
 """
 
-import hashlib
 import html
 import importlib
 import inspect
 import json
 import logging
 import re
-from pathlib import Path
 
-from snippet_engine.cache_file import write_json
+from snippet_engine.cache_file import key
 from snippet_engine.runner import SnippetError
 
 log = logging.getLogger("mkdocs.plugins.snippets")
-SOURCE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # part of the cache key: it decides the answers
 # An element left alone, or inline code that is a torch name, alone or called.
 PROSE = re.compile(r"<(?:(?P<tag>pre|a|h[1-6]|label|summary)\b.*?</(?P=tag)>"
                    r"|code>(?P<name>torch(?:\.\w+)+)(?:\([^<]*\))?</code>)", re.S)
@@ -108,16 +105,13 @@ def url(name, what, base):
 
 
 class Names:
-    """The `kind` of each torch name met so far, kept in a JSON file for one torch version."""
+    """The `kind` of each torch name met so far, kept in `cache` for one torch version."""
 
-    def __init__(self, path, version, runner):
-        self.path, self.version, self.runner = Path(path), version, runner
-        self.key = f"torch {version}, {SOURCE}"
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            self.known = data["names"] if data["key"] == self.key else {}
-        except (OSError, ValueError, KeyError, TypeError):
-            self.known = {}
+    def __init__(self, cache, version, runner):
+        self.cache, self.version, self.runner = cache, version, runner
+        self.key = key("torch names", version)
+        known = cache.get(self.key)
+        self.known = known if isinstance(known, dict) else {}
 
     def kinds(self, names):
         """{name: kind} of `names`; those not met before are asked of torch in the snippet worker."""
@@ -128,7 +122,7 @@ class Names:
             if result.error:
                 raise SnippetError(result)
             self.known.update(json.loads(result.stdout))
-            write_json(self.path, {"key": self.key, "names": self.known})
+            self.cache.put(self.key, self.known)
         return {name: self.known[name] for name in names}
 
 

@@ -152,8 +152,7 @@ class Build:
             programs[name] = self.program(path, as_file=True).copy + "\n"
             files.append(File.generated(config, f"{self.snippets_url}/{name}", content=programs[name]))
         self.environment = environment(found)
-        self.names = api_links.Names(self.cache_dir / "api-links" / "names.json", found["packages"]["torch"],
-                                     self.runner)
+        self.names = api_links.Names(self.cache, found["packages"]["torch"], self.runner)
         files.append(File.generated(config, BUNDLE, content=standalone.bundle(programs, found["packages"],
                                                                             self.environment)))
 

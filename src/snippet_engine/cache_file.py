@@ -1,5 +1,8 @@
-"""Cache files written whole or not at all: the one atomic write of the engine and the hooks;
-and the digest of the engine's own code, which every cache of the engine keys on."""
+"""The engine's one kind of cache: a folder of JSON entries (`CacheFolder`), each written whole
+or not at all (`write_json`), under a `key` that mixes in the digest of the engine's own code.
+Snippet results (runner.py), rendered pages, copies and notebook cells (page_cache.py,
+build.py), the kinds of torch names (api_links.py) and KaTeX's formulas (katex.py) are kept
+this way."""
 
 import contextlib
 import functools
@@ -8,6 +11,7 @@ import json
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 
@@ -26,6 +30,45 @@ def write_json(path, data):
     finally:
         with contextlib.suppress(OSError):  # none was made, or it cannot be removed either
             tmp.unlink(missing_ok=True)
+
+
+class CacheFolder:
+    """JSON entries by key, a file each, in `folder` (None: nothing is kept). `prune()` deletes
+    the entries not read or written since the last prune: those of an older build."""
+
+    def __init__(self, folder: Path | None):
+        self.folder, self.used = folder, set[str]()
+
+    def get(self, key: str) -> Any:
+        """The entry's data, or None (the caller checks its shape: a file may hold anything)."""
+        self.used.add(key)
+        if self.folder is None:
+            return None
+        try:
+            return json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def put(self, key: str, data: Any) -> None:
+        self.used.add(key)
+        if self.folder is not None:
+            write_json(self.folder / f"{key}.json", data)
+
+    def prune(self) -> None:
+        if self.folder is not None and self.folder.is_dir():
+            try:
+                for entry in self.folder.glob("*.json"):
+                    if entry.stem not in self.used:
+                        entry.unlink(missing_ok=True)
+            except OSError as err:  # a read-only cache: it stays as it is
+                log.warning(f"could not prune the cache {self.folder}: {err}")
+        self.used = set()
+
+
+def key(*parts: Any) -> str:
+    """The key of an entry made from `parts` (JSON, or their str()) by this engine: a change of
+    the engine's code makes every entry a miss."""
+    return hashlib.sha256(json.dumps([engine_digest(), *parts], sort_keys=True, default=str).encode()).hexdigest()
 
 
 @functools.cache

@@ -6,8 +6,8 @@ plugin typesets its formulas in one call to a Node.js process (katex_render.mjs,
 `node_modules` setting) and serves KaTeX's stylesheet and fonts from the site itself. A formula
 KaTeX cannot parse fails the build, naming the page and the formula.
 
-Typeset formulas are cached in `cache_file` (by TeX and mode, with the KaTeX version), so an
-unchanged site starts no Node.js process. An entry of the wrong shape (not KaTeX's HTML) is a
+Typeset formulas are cached in `cache_dir` (one entry, by TeX and mode, for the KaTeX version
+and the engine's code; cache_file.py), so an unchanged site starts no Node.js process. An entry of the wrong shape (not KaTeX's HTML) is a
 miss. The cache is written in `on_post_build`, before the snippets plugin's `on_post_build`
 (which raises when a snippet failed, and MkDocs then calls no later `on_post_build`), with the
 formulas the build used; and in `on_shutdown` (which `mkdocs build` and `mkdocs serve` both
@@ -41,7 +41,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 
-from snippet_engine.cache_file import write_json
+from snippet_engine import cache_file
+from snippet_engine.cache_file import CacheFolder
 
 log = logging.getLogger("mkdocs.plugins.katex")
 SCRIPT = Path(__file__).resolve().parent / "katex_render.mjs"
@@ -50,8 +51,8 @@ ASSETS = "assets/katex"  # KaTeX's stylesheet and fonts in the site (mkdocs.yml'
 
 
 class KatexConfig(base.Config):
-    cache_file = c.Type(str, default=".cache/katex.json")
-    """The typeset formulas, relative to mkdocs.yml."""
+    cache_dir = c.Type(str, default=".cache/katex")
+    """Where the typeset formulas are kept, relative to mkdocs.yml."""
     node_modules = c.Type(str, default="node_modules")
     """The folder KaTeX is installed in (`npm ci`, `make setup`), relative to mkdocs.yml."""
 
@@ -63,6 +64,11 @@ def tex(m):
     return re.sub(r"\\qquad(?!\\allowbreak)", r"\\qquad\\allowbreak ", html.unescape(m[3]).strip())
 
 
+def formulas_key(version):
+    """The cache entry of the formulas typeset by KaTeX `version`."""
+    return cache_file.key("katex formulas", version)
+
+
 def is_formula(key, typeset):
     """A cache entry of the right shape: `(` or `[` then the TeX, and KaTeX's HTML."""
     return key[:1] in ("(", "[") and isinstance(typeset, str) and typeset.startswith('<span class="katex')
@@ -70,15 +76,15 @@ def is_formula(key, typeset):
 
 class KatexPlugin(BasePlugin[KatexConfig]):
     dist: Path  # node_modules/katex/dist, set in on_config
-    file: Path  # the cache file, set in on_config
+    cache_folder: CacheFolder  # set in on_config
+    key: str  # the entry of the typeset formulas: the KaTeX version's
 
     def __init__(self):
         self.proc: subprocess.Popen | None = None
         self.proc_dist: Path | None = None  # the KaTeX that proc imported
-        self.version = ""
         self.cache: dict[str, str] = {}  # every formula known: the file's, and those typeset since
         self.used: dict[str, str] = {}  # the formulas this build's pages use
-        self.saved: set[str] = set()  # the keys the file holds
+        self.saved: set[str] | None = None  # the keys the cache holds (None: no entry)
         self.unsaved = False  # formulas typeset since the file was last written
 
     def on_config(self, config):
@@ -90,26 +96,23 @@ class KatexPlugin(BasePlugin[KatexConfig]):
             raise PluginError(f"KaTeX is not installed ({dist} is missing): run `make setup`.")
         if self.proc_dist != dist:
             self.stop()  # serve, after mkdocs.yml named another node_modules
-        self.dist, self.file = dist, root / self.config.cache_file
-        self.version = json.loads((dist.parent / "package.json").read_text(encoding="utf-8"))["version"]
+        version = json.loads((dist.parent / "package.json").read_text(encoding="utf-8"))["version"]
+        self.dist, self.cache_folder = dist, CacheFolder(root / self.config.cache_dir)
+        self.key = formulas_key(version)
         self.cache, self.used = self.load(), {}
 
     def load(self):
         """The cache file's formulas typeset by this KaTeX version; entries of another shape are left
         out (and the file is written again at the end of the build)."""
-        self.saved = set()
-        try:
-            saved = json.loads(self.file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        formulas = saved.get("formulas") if isinstance(saved, dict) and saved.get("katex") == self.version else None
+        formulas = self.cache_folder.get(self.key)
         if not isinstance(formulas, dict):
+            self.saved = None
             return {}
         self.saved = set(formulas)
         return {key: typeset for key, typeset in formulas.items() if is_formula(key, typeset)}
 
     def save(self, formulas):
-        write_json(self.file, {"katex": self.version, "formulas": formulas})
+        self.cache_folder.put(self.key, formulas)
         self.saved, self.unsaved = set(formulas), False
 
     def on_files(self, files, config):
@@ -144,11 +147,11 @@ class KatexPlugin(BasePlugin[KatexConfig]):
             raise PluginError(f"{page.file.src_uri}: the KaTeX process ({SCRIPT.name}) stopped or answered "
                               "out of turn; its error, if any, is above.")
         errors = []
-        for key, reply in zip(keys, replies, strict=True):
+        for formula, reply in zip(keys, replies, strict=True):
             if "error" in reply:
-                errors.append(f"KaTeX cannot typeset {key[1:]!r}: {reply['error']}")
+                errors.append(f"KaTeX cannot typeset {formula[1:]!r}: {reply['error']}")
             else:
-                self.cache[key], self.unsaved = reply["html"], True
+                self.cache[formula], self.unsaved = reply["html"], True
         if errors:
             raise PluginError(f"{page.file.src_uri}: " + f"\n{page.file.src_uri}: ".join(errors))
 
@@ -163,15 +166,16 @@ class KatexPlugin(BasePlugin[KatexConfig]):
         missing = [key for key in formulas if key not in self.cache]
         if missing:
             self.typeset(missing, page)
-        for key in formulas:
-            self.used[key] = self.cache[key]
+        for formula in formulas:
+            self.used[formula] = self.cache[formula]
         return MATH.sub(lambda m: f'<{m[1]} class="arithmatex">{self.cache[m[2] + tex(m)]}</{m[1]}>', output)
 
     @event_priority(50)  # before the snippets plugin's, which raises when a snippet failed
     def on_post_build(self, config):
         """Every page is rendered: the cache keeps the formulas they use, and no others."""
-        if self.unsaved or set(self.used) != self.saved or not self.file.exists():
+        if self.unsaved or set(self.used) != self.saved:
             self.save(self.used)
+        self.cache_folder.prune()  # the formulas of another KaTeX
         self.cache = dict(self.used)
 
     def on_shutdown(self):

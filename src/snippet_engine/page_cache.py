@@ -9,26 +9,25 @@ on the chapter's page on every build.
 """
 
 import functools
-import hashlib
-import json
 from importlib import metadata
 
 from mkdocs.structure.toc import get_toc
 
-from snippet_engine.cache_file import engine_digest, write_json
+from snippet_engine import cache_file
+from snippet_engine.cache_file import CacheFolder
 
 RENDERERS = ("markdown", "pymdown-extensions", "pygments", "mkdocs", "mkdocs-material")
 
 
 @functools.cache
 def renderer():
-    """What renders a page besides its content: the engine's own code (every module and asset of
-    this package) and the versions of the Markdown stack. A change makes every entry a miss."""
-    return [engine_digest(), {name: metadata.version(name) for name in RENDERERS}]
+    """What renders a page besides its content and the engine (which every key mixes in): the
+    versions of the Markdown stack. A change makes every entry a miss."""
+    return {name: metadata.version(name) for name in RENDERERS}
 
 
 def key(*parts):
-    return hashlib.sha256(json.dumps([renderer(), *parts], sort_keys=True, default=str).encode()).hexdigest()
+    return cache_file.key(renderer(), *parts)
 
 
 def tokens(toc):
@@ -36,22 +35,7 @@ def tokens(toc):
     return [{"level": a.level, "id": a.id, "name": a.title, "children": tokens(a.children)} for a in toc]
 
 
-class PageCache:
-    def __init__(self, folder):
-        self.folder, self.used = folder, set()
-
-    def get(self, key):
-        """The data stored under `key`, or None."""
-        self.used.add(key)
-        try:
-            return json.loads((self.folder / f"{key}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-
-    def put(self, key, data):
-        self.used.add(key)
-        write_json(self.folder / f"{key}.json", data)
-
+class PageCache(CacheFolder):
     def page(self, key):
         """(html, table of contents) of a page stored with `put_page`, or None."""
         data = self.get(key)
@@ -76,10 +60,3 @@ class PageCache:
             data = highlight(code, PythonLexer(), HtmlFormatter())
             self.put(entry, data)
         return data
-
-    def prune(self):
-        if self.folder.is_dir():
-            for entry in self.folder.glob("*.json"):
-                if entry.stem not in self.used:
-                    entry.unlink(missing_ok=True)
-        self.used = set()

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from snippet_engine.cache_file import engine_digest, write_json
+from snippet_engine.cache_file import CacheFolder, engine_digest, key
+from snippet_engine.shapes import Failure, LineOutput, failure
 
 # The settings' defaults, for the plugin's config and for the tests' runner.
 PRELOAD = ("torch", "matplotlib.pyplot", "graphviz", "torchviz")  # imported once by each worker
@@ -39,11 +40,11 @@ log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build 
 @dataclass
 class Result:
     path: Path
-    outputs: list  # {"line": n, "output": nbformat output}
+    outputs: list[LineOutput]
     seconds: float
     cached: bool
-    error: dict | None = None
-    deps: list = field(default_factory=list)
+    error: Failure | None = None
+    deps: list[Path] = field(default_factory=list)  # the project files it imported or read
 
     def select(self, first=None, last=None):
         """The nbformat outputs of lines first..last (all of them when no range)."""
@@ -177,7 +178,7 @@ class Runner:
                  packages=PACKAGES, workers=1):
         self.root = Path(snippets_dir).resolve()
         self.project = self.root.parent  # dependencies may live anywhere in it (data files)
-        self.cache_dir = Path(cache_dir) if cache_dir else None
+        self.cache = CacheFolder(Path(cache_dir) if cache_dir else None)
         self.timeout, self.output_limit, self.packages = timeout, output_limit, tuple(packages)
         self.workers = [Worker(tuple(preload)) for _ in range(max(1, workers))]  # started when first used
         self.idle: queue.SimpleQueue[Worker] = queue.SimpleQueue()
@@ -185,14 +186,12 @@ class Runner:
             self.idle.put(worker)
         self.heartbeat = 30  # seconds between "still running" lines in the log
         self.stopping = False  # set when a run is interrupted: no worker starts again
-        self.used = set()  # cache entries read or written since the last prune()
 
     def run(self, path, steps=False):
         """Run one snippet (or take it from the cache); never raises for the snippet's failures.
         `steps`: record each backward() it calls, for a step-through (worker.py)."""
         path = Path(path).resolve()
         key = self.key(path, steps)
-        self.used.add(key)
         cached = self.load(key)
         if cached is not None:
             return cached
@@ -242,12 +241,11 @@ class Runner:
                     raise
                 reply = worker.run(request, name)
             except WorkerDied:
-                reply = {"outputs": [], "seconds": 0.0, "deps": [], "error": {
-                    "type": "WorkerDied", "line": None, "where": None, "traceback": "",
-                    "message": "the snippet worker died twice while running this snippet"}}
+                reply = {"outputs": [], "seconds": 0.0, "deps": [],
+                         "error": failure("WorkerDied", "the snippet worker died twice while running this snippet")}
         finally:
             self.idle.put(worker)
-        return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], reply.get("deps", []))
+        return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], [Path(d) for d in reply["deps"]])
 
     def close(self):
         for worker in self.workers:
@@ -255,17 +253,13 @@ class Runner:
 
     def key(self, path, steps=False):
         relative = path.relative_to(self.root).as_posix()
-        text = json.dumps([relative, sha256(path), fingerprint(self.packages), steps, self.output_limit],
-                          sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()
+        return key(relative, sha256(path), fingerprint(self.packages), steps, self.output_limit)
 
     def load(self, key):
         """The cached result, or None: a missing, corrupt, ill-formed or outdated entry is a miss."""
-        if not self.cache_dir:
-            return None
         try:
-            data = json.loads((self.cache_dir / f"{key}.json").read_text(encoding="utf-8"))
-            if not well_formed(data):
+            data = self.cache.get(key)
+            if data is None or not well_formed(data):
                 return None
             deps = {self.project / rel: digest for rel, digest in data["deps"].items()}
             if any(sha256(dep) != digest for dep, digest in deps.items()):
@@ -278,20 +272,11 @@ class Runner:
             return None
 
     def store(self, key, result):
-        if not self.cache_dir:
-            return
         deps = {Path(d).relative_to(self.project).as_posix(): sha256(d) for d in result.deps}
         data = {"path": result.path.relative_to(self.root).as_posix(), "deps": deps, "outputs": result.outputs,
                 "seconds": result.seconds, "error": result.error, "timeout": self.timeout}
-        write_json(self.cache_dir / f"{key}.json", data)
+        self.cache.put(key, data)
 
     def prune(self):
         """Delete cache entries that were not used since the last prune."""
-        if self.cache_dir and self.cache_dir.is_dir():
-            try:
-                for entry in self.cache_dir.glob("*.json"):
-                    if entry.stem not in self.used:
-                        entry.unlink(missing_ok=True)
-            except OSError as err:  # a read-only cache: it stays as it is
-                log.warning(f"could not prune the cache {self.cache_dir}: {err}")
-        self.used = set()
+        self.cache.prune()

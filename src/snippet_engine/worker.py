@@ -52,6 +52,7 @@ import traceback
 import types
 
 from snippet_engine import scrapers
+from snippet_engine.shapes import failure
 
 PR_SET_CHILD_SUBREAPER = 36  # prctl's option, from <linux/prctl.h>
 ENGINE = os.path.dirname(__file__) + os.sep  # its files: in every cache key, in no traceback
@@ -93,8 +94,7 @@ def error_report(exc, path, root, frames=None):
     """The error of an exception; `frames` in place of its traceback's (a stack)."""
     if isinstance(exc, SyntaxError) and exc.filename == path:
         text = "".join(traceback.format_exception_only(type(exc), exc))
-        return {"type": type(exc).__name__, "message": str(exc.msg), "line": exc.lineno, "where": None,
-                "traceback": text}
+        return failure(type(exc).__name__, str(exc.msg), exc.lineno, traceback=text)
     frames = [f for f in frames or traceback.extract_tb(exc.__traceback__) if not f.filename.startswith(ENGINE)]
     ours = [f for f in frames if is_local(f.filename, root)]
     in_snippet = [f for f in frames if f.filename == path]
@@ -102,18 +102,12 @@ def error_report(exc, path, root, frames=None):
     start = next((i for i, f in enumerate(frames) if f.filename == path), len(frames))
     text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames[start:]))
     text += "".join(traceback.format_exception_only(type(exc), exc))
-    return {
-        "type": type(exc).__name__,
-        "message": str(exc),
-        "line": in_snippet[-1].lineno if in_snippet else None,
-        "where": f"{ours[-1].filename}:{ours[-1].lineno}" if ours else None,
-        "traceback": text,
-    }
+    return failure(type(exc).__name__, str(exc), in_snippet[-1].lineno if in_snippet else None,
+                   f"{ours[-1].filename}:{ours[-1].lineno}" if ours else None, text)
 
 
 def exit_error(code):
-    return {"type": "SystemExit", "message": f"the snippet exited with status {code}", "line": None,
-            "where": None, "traceback": ""}
+    return failure("SystemExit", f"the snippet exited with status {code}")
 
 
 def still_running(timeout, path):
@@ -128,9 +122,8 @@ def still_running(timeout, path):
             left.append(f"thread {thread.name!r}" + (f" (at line {here[-1]})" if here else ""))
     if "multiprocessing" in sys.modules:
         left += [f"process {p.name!r}" for p in sys.modules["multiprocessing"].active_children()]
-    return {"type": "SnippetTimeout", "line": line, "where": None, "traceback": "",
-            "message": f"still running after its code ended: {', '.join(left) or 'an atexit function'} "
-                       f"it started had not ended within the {timeout} s timeout (plain Python waits for it)"}
+    return failure("SnippetTimeout", f"still running after its code ended: {', '.join(left) or 'an atexit function'} "
+                   f"it started had not ended within the {timeout} s timeout (plain Python waits for it)", line)
 
 
 def recording(steps, path):
@@ -344,9 +337,8 @@ def died(private, request, status, seconds):
     found = re.search(rf'File "{re.escape(path)}", line (\d+)', report.partition("\nCurrent thread ")[2])
     line = int(found[1]) if found else None
     outputs = [{"line": line, "output": {"output_type": "stream", "name": "stdout", "text": printed}}] if printed else []
-    return {"outputs": outputs, "seconds": seconds, "deps": [], "error": {
-        "type": kind, "message": f"the snippet process died ({how})",
-        "line": line, "where": None, "traceback": report[-4000:]}}
+    return {"outputs": outputs, "seconds": seconds, "deps": [],
+            "error": failure(kind, f"the snippet process died ({how})", line, traceback=report[-4000:])}
 
 
 def main():
