@@ -79,7 +79,7 @@ def test_the_display_bundle_has_the_viewer_the_table_and_the_recording(executed)
                                                           "Gradients", "sent"]
     page = data["text/html"]
     assert page.startswith('<div class="snippet-steps-host"><style>') and page.endswith("</script></div>")
-    assert '<figure class="snippet-steps">' in page and '<details class="snippet-steps__table" open>' in page
+    assert '<figure class="snippet-steps">' in page and '<details class="snippet-steps__table" open="open">' in page
     assert not re.search(r"""(src|href)=["']?(https?:)?//|@import|url\((?!["']?#)""", page), "nothing from another host"
     assert "<svg" in page and 'data-node="0"' in page
 
@@ -165,7 +165,7 @@ def test_without_graphviz_the_viewer_says_how_to_get_the_graph(shown, monkeypatc
     show_backward(loss)
     page = shown[0]._repr_mimebundle_()["text/html"]
     assert "<svg" not in page and MISSING.replace("'", "&#x27;") in page
-    assert '<details class="snippet-steps__table" open>' in page and "AccumulateGrad (x)" in page
+    assert '<details class="snippet-steps__table" open="open">' in page and "AccumulateGrad (x)" in page
 
 
 def test_show_backward_passes_backwards_arguments_on(shown):
@@ -279,13 +279,35 @@ def test_jupyterlab_steps_through_the_readers_backward_pass(jupyterlab, browser)
         if leaf:
             value = figure.locator(".snippet-steps__panel dd").first.inner_text()
             assert torch.allclose(torch.tensor(json.loads(value)), torch.tensor(grads[leaf]), rtol=1e-3, atol=1e-6)
-        if "Cube (custom)" in label:  # the step the screenshots show
+        if "Cube (custom)" in label:  # the step the screenshots show, for a person to look at
             figure.screenshot(path=SHOTS / "jupyterlab-viewer-light.png")
+            page.screenshot(path=SHOTS / "jupyterlab-light.png")
     assert {"model.0.weight", "model.0.bias"} <= {leaf for leaf in grads if any(f"{leaf} (" in s for s in seen)}
 
     page.evaluate('window.jupyterapp.commands.execute("apputils:change-theme", {theme: "JupyterLab Dark"})')
     page.wait_for_selector('body[data-jp-theme-light="false"]', state="attached")
     page.wait_for_timeout(500)  # the theme's styles load after the attribute is set
     figure.screenshot(path=SHOTS / "jupyterlab-viewer-dark.png")
+    page.screenshot(path=SHOTS / "jupyterlab-dark.png")
     assert not errors
     context.close()
+
+
+def test_a_saved_notebook_opened_in_jupyterlab_shows_the_table(jupyterlab, browser, executed):
+    """Outputs read from a file are not trusted: JupyterLab runs none of their scripts. The table of
+    steps shows, and the controls, which would do nothing, stay hidden."""
+    url, work = jupyterlab
+    nbformat.write(executed, work / "saved.ipynb")
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    page.goto(f"{url}/lab/tree/saved.ipynb")
+    table = page.locator(".jp-OutputArea-output .snippet-steps__table")
+    table.locator("tbody tr").first.wait_for(timeout=120_000)
+    rows = [row.locator("td").all_inner_texts() for row in table.locator("tbody tr").all()]
+    assert [row[:2] for row in rows[:2]] == [["1", "MeanBackward0"], ["2", "Cube (custom)"]]
+    assert rows[1][2] == "3 loss = Cube.apply(h).mean()"
+    figure = page.locator(".jp-OutputArea-output figure.snippet-steps")
+    assert [figure.locator(part).is_visible() for part in (".snippet-steps__viewer", ".snippet-steps__stage")] == [
+        False, False]
+    assert "TBackward0" not in figure.inner_text().split("All steps as a table")[0], "no graph's loose labels"
+    page.screenshot(path=SHOTS / "jupyterlab-untrusted.png")
+    page.context.close()

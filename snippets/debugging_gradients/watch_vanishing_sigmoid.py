@@ -1,5 +1,5 @@
-"""A two-layer MLP whose first layer barely learns: its inputs were never scaled. The page
-shows its backward pass step by step."""
+"""A two-layer MLP whose first layer barely learns: its inputs were never
+scaled. The page shows its backward pass step by step."""
 import torch
 from torch import nn
 

@@ -7,7 +7,8 @@ Under the code block whose backward pass the page steps through, the page shows:
       figcaption                     which way the graph runs
       div.snippet-steps__viewer      hidden until steps.js starts: Previous / Next / Play, the
                                      step counter, the Backward / Forward mode switch
-      div.snippet-steps__stage       side by side where there is room, else one above the other:
+      div.snippet-steps__stage       side by side where there is room, else one above the other
+                                     (in a notebook, hidden until steps.js starts):
         div.snippet-steps__code      the block's lines from the first that made a node, numbered
                                      as in the file: line n is [data-line=n]
         div.snippet-steps__graph     the recorded graph, inline SVG: node i is g[data-node=i],
@@ -49,14 +50,17 @@ def notebook_html(steps: dict) -> str:
     """The viewer as a notebook's output shows it: its styles and script inline (nothing is fetched
     from another host, no extension is needed); without scripts, the table of steps shows."""
     style, script = ((ASSETS / name).read_text(encoding="utf-8") for name in ("steps.css", "steps.js"))
-    return (f'<div class="snippet-steps-host"><style>{style}</style>{viewer(steps, steps["svg"], None)}'
+    return (f'<div class="snippet-steps-host"><style>{style}</style>{viewer(steps, steps["svg"], None, scripted=True)}'
             f"<script>{script}</script></div>")
 
 
-def viewer(steps: dict, svg: str | None, block: dict | None) -> str:
+def viewer(steps: dict, svg: str | None, block: dict | None, scripted: bool = False) -> str:
     """The viewer's HTML; `svg` is the graph ready to inline (None: Graphviz is missing), `block`
     {(file name, line): line of the code block above} for the lines that block shows (None: no
-    block, all the file's lines)."""
+    block, all the file's lines). `scripted`: the code and the graph show only once the script
+    runs (in a notebook, whose sanitiser strips the SVG of an output it does not trust and leaves
+    its labels as loose text; the table shows). Hidden parts are hidden="hidden": the sanitiser
+    drops an attribute without a value."""
     first = steps["steps"][0]["description"]  # the root always runs: a recording has a step
     shown = shown_lines(steps, block)
     data = json.dumps(script_data(steps, shown), ensure_ascii=False, separators=(",", ":"))
@@ -67,8 +71,9 @@ def viewer(steps: dict, svg: str | None, block: dict | None) -> str:
     note = f'<p class="snippet-steps__note">{html.escape(UNKNOWN.format(count=unknown))}</p>' if unknown else ""
     graph = svg if svg is not None else f'<p class="snippet-steps__missing">{html.escape(MISSING)}</p>'
     width = f' style="--steps-min-width: {min_width(svg)}px"' if svg is not None else ""
+    hide = ' hidden="hidden"' if scripted else ""
     return (f'<figure class="snippet-steps"><figcaption>{html.escape(CAPTION)}</figcaption>'
-            '<div class="snippet-steps__viewer" hidden><div class="snippet-steps__controls">'
+            '<div class="snippet-steps__viewer" hidden="hidden"><div class="snippet-steps__controls">'
             '<button type="button" data-go="-1">Previous</button>'
             '<button type="button" data-go="1">Next</button>'
             '<button type="button" data-go="play">Play</button>'
@@ -77,12 +82,12 @@ def viewer(steps: dict, svg: str | None, block: dict | None) -> str:
             '<button type="button" data-mode="backward" aria-pressed="true">Backward</button>'
             '<button type="button" data-mode="forward" aria-pressed="false">Forward, line by line</button>'
             '</span></div></div>'
-            f'<div class="snippet-steps__stage"{width}>{code_html(steps, shown)}'
+            f'<div class="snippet-steps__stage"{width}{hide}>{code_html(steps, shown)}'
             f'<div class="snippet-steps__graph" role="img" tabindex="0" aria-label="{html.escape(label)}">{graph}</div>'
             '<p class="snippet-steps__hint">Scroll the graph sideways to see all of it.</p>'
-            f'<div class="snippet-steps__now" hidden><p class="snippet-steps__description" aria-live="polite">'
+            f'<div class="snippet-steps__now" hidden="hidden"><p class="snippet-steps__description" aria-live="polite">'
             f'{html.escape(first)}</p></div><dl class="snippet-steps__panel"></dl></div>{note}'
-            '<details class="snippet-steps__table" open><summary>All steps as a table</summary>'
+            '<details class="snippet-steps__table" open="open"><summary>All steps as a table</summary>'
             f'<div class="snippet-steps__scroll">{table(steps)}</div></details>'
             f'<script type="application/json" class="snippet-steps__data">{data}</script>'
             "</figure>")

@@ -137,7 +137,7 @@
       stop();
       go(step);
     });
-    $(".snippet-steps__viewer").hidden = $(".snippet-steps__now").hidden = false;
+    $(".snippet-steps__viewer").hidden = $(".snippet-steps__now").hidden = $(".snippet-steps__stage").hidden = false;
     $(".snippet-steps__table").open = false;
     // A graph wider than its box scrolls sideways: then a hint says so.
     new ResizeObserver(() => figure.classList.toggle("is-scrollable", graph.scrollWidth > graph.clientWidth + 1))
