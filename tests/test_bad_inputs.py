@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import mkdocs, sharing, snippet
 
+from snippet_engine.pages import PageHtml
 from snippet_engine.render import outputs_html
 from snippet_engine.runner import Runner
 
@@ -130,6 +131,38 @@ def test_control_characters_are_shown_escaped_on_the_page(engine, tmp_path):
     page = outputs_html(result.select(), site=None)
     assert r"nul\x00 bell\x07 title\x1b]0;hi\x07 tab" + "\tend" in page
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", page)
+
+
+def test_a_graph_graphviz_writes_as_broken_xml_fails_at_the_line_that_renders_it(engine, tmp_path):
+    path = snippet(tmp_path, "url.py", "import graphviz\n\ng = graphviz.Digraph()\n"
+                   "g.node('a', URL='https://example.org/?a<b')\ng.render('g', format='svg')\n")
+    error = engine.run(path).error
+    assert error["line"] == 5 and "Graphviz wrote an SVG that is not well-formed XML" in error["message"]
+    assert healthy(engine, tmp_path)
+
+
+def test_display_shows_an_objects_svg_without_its_scripts_and_refuses_broken_svg(engine, tmp_path):
+    path = snippet(tmp_path, "pictures.py", """\
+class Picture:
+    def __init__(self, svg):
+        self.svg = svg
+
+    def _repr_svg_(self):
+        return self.svg
+
+
+display(Picture('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" onload="alert(1)">'
+                '<script>alert(2)</script><a href="javascript:alert(3)"><rect id="r" width="5" height="5"/></a></svg>'))
+display(Picture("<svg><g></svg>"))
+""")
+    result = engine.run(path)
+    assert result.error["line"] == 11 and "display() was given an SVG that is not well-formed XML" in (
+        result.error["message"])
+    assets: dict[str, bytes] = {}
+    page = outputs_html(result.select(), PageHtml("page/", assets))
+    (svg,) = assets.values()
+    assert '<img src="../assets/snippet-outputs/' in page
+    assert b"alert" not in svg and b"onload" not in svg and b'<rect id="r" width="5" height="5"' in svg
 
 
 @pytest.mark.parametrize("key, value", [

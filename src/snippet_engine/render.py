@@ -93,27 +93,30 @@ def svg_file(svg, site, data):
 
 
 def figure_block(out, site, block):
+    """A figure as its SVG file, which the page shows with <img> (no script of an image runs) and
+    which opens alone on the site's origin: sanitised all the same."""
     svg = out["data"]["image/svg+xml"]
-    url, width, height = svg_file(svg, site, svg.encode())
+    url, width, height = svg_file(svg, site, safe_svg(svg, inline=False).encode())
     alt = out["data"].get("text/plain", "Figure")
     return (f'<figure class="snippet-figure"><img src="{url}" alt="{html.escape(alt)}" '
             f'width="{width}" height="{height}" loading="lazy"></figure>')
 
 
-def safe_svg(svg):
+def safe_svg(svg, inline=True):
     """An SVG fit to inline in a page or to open on its own: no scripts, event handlers,
-    foreign content or links other than to anchors and web pages; no ids, classes,
-    comments or titles, which would clash between the graphs of one page."""
+    foreign content or links other than to anchors and web pages. Inline, also no ids,
+    classes, comments, styles or titles, which would clash between the graphs of one page."""
     root = ET.fromstring(svg[svg.index("<svg"):])
+    removed = ("script", "foreignObject") + (("title", "style") if inline else ())
     for parent in root.iter():
         for child in list(parent):
-            if child.tag.split("}")[-1] in ("script", "foreignObject", "title", "style"):
+            if child.tag.split("}")[-1] in removed:
                 parent.remove(child)
     for element in root.iter():
         for name, value in list(element.attrib.items()):
             local = name.split("}")[-1]
             link = local == "href" and not re.match(r"\s*(#|https?://)", value, re.I)
-            if local.lower().startswith("on") or local in ("id", "class") or link:
+            if local.lower().startswith("on") or (inline and local in ("id", "class")) or link:
                 del element.attrib[name]
     return ET.tostring(root, encoding="unicode")
 

@@ -27,6 +27,7 @@ import re
 import sys
 import types
 import warnings
+import xml.etree.ElementTree as ET
 from collections import deque
 
 from autograd_steps import layout
@@ -290,6 +291,14 @@ def outline(items, depth=0):
     return "".join("  " * depth + i["text"] + "\n" + outline(i["children"], depth + 1) for i in items)
 
 
+def check_svg(svg, message):
+    """An SVG the page cannot show fails the snippet where it made it: `message` says why."""
+    try:
+        ET.fromstring(svg[svg.index("<svg"):])
+    except (ValueError, ET.ParseError) as err:
+        raise ValueError(message.format(err)) from None
+
+
 def capture_graphviz(capture):
     import graphviz
 
@@ -302,6 +311,8 @@ def capture_graphviz(capture):
                 svg = f.read()
         else:
             svg = self.pipe(format="svg", encoding="utf-8")
+        check_svg(svg, "Graphviz wrote an SVG that is not well-formed XML ({}): a label, URL or tooltip "
+                       "holds a character such as < or & that it did not escape")
         text = graph_text(self.source)
         alt = (f"Computation graph with {len(text['nodes'])} nodes, each above the nodes it sends "
                f"gradients to:\n{outline(text['backward'])}")
@@ -312,13 +323,16 @@ def capture_graphviz(capture):
     graphviz.rendering.Render.render = render_and_capture
 
 
+REPRS = {"text/html": "_repr_html_", "image/svg+xml": "_repr_svg_"}  # those a page can show (render.py)
+
+
 def mime_bundle(obj):
     """What Jupyter's display() would show of `obj`."""
     if hasattr(obj, "_repr_mimebundle_"):
         data = obj._repr_mimebundle_()
         data = data[0] if isinstance(data, tuple) else data
     else:
-        data = {"text/html": obj._repr_html_()} if hasattr(obj, "_repr_html_") else {}
+        data = {mime: text for mime, name in REPRS.items() if hasattr(obj, name) and (text := getattr(obj, name)())}
     return {"text/plain": repr(obj), **data}
 
 
@@ -326,6 +340,9 @@ def capture_display(capture):
     def display(*objects, **kwargs):
         for obj in objects:
             data = mime_bundle(obj)
+            if "image/svg+xml" in data:
+                check_svg(data["image/svg+xml"], f"display() was given an SVG that is not well-formed XML ({{}}) by "
+                                                 f"{type(obj).__name__}")
             if STEPS in data:  # laid out once the snippet has run: the engine's work, not the snippet's
                 steps = data[STEPS] = dict(data[STEPS])
                 capture.finishers.append(lambda steps=steps: steps.update(svg=layout.svg(steps)))
