@@ -82,15 +82,18 @@ def test_a_copy_holds_the_block_and_no_machinery(built_site, notebooks):
 
 def test_copies_are_the_block_plus_what_it_uses(chapter_copies):
     """The median copy against the median block, and the copies far longer than their block
-    (those that call a whole engine, as the tiny autograd of "Autograd from scratch" does), as
-    measured when copies became the block plus what it uses (before: 47 lines for 10, 4.5x;
-    57 copies more than 80 lines longer): a copy that grows past these is pulling in code its
-    block does not use."""
+    (those that call a whole engine, as the tiny autograd of "Autograd from scratch" does).
+    Issue 21's target is a median copy at most twice the median block; before copies became
+    the block plus what it uses they were 47 lines for 10 (4.5x) with 57 copies more than 80
+    lines longer. Held here at what the copies are now (24 lines for 10, 2.4x; 20 far longer):
+    a copy that grows past these is pulling in code its block does not use. What is left
+    above twice the block is mostly the definitions blocks call (the ELUFunction of the custom
+    Function chapters, some 17 lines with its imports, in some 50 copies)."""
     copies = [len(copy.rstrip("\n").splitlines()) for *_, copy, _ in chapter_copies]
     blocks = [len(code.rstrip("\n").splitlines()) for _, _, code, _, _ in chapter_copies]
     ratio = statistics.median(copies) / statistics.median(blocks)
     far = sum(c - b > 80 for c, b in zip(copies, blocks))
     print(f"median copy {statistics.median(copies)} lines, median block {statistics.median(blocks)}: "
           f"{ratio:.2f}x; {far} copies more than 80 lines longer than their block")
-    assert ratio <= 2.8
-    assert far <= 26
+    assert ratio <= 2.4
+    assert far <= 20

@@ -195,3 +195,145 @@ def test_code_python_cannot_parse_is_copied_as_it_is(project):
         """)
     copy = copy_of(path, project)
     assert copy.splitlines()[-1] == "print(x +)"
+
+
+def test_the_setup_is_the_code_without_its_explanations_and_the_block_is_as_shown(project):
+    path = write(project, "explained.py", """\
+        def scaled(values, factor):
+            \"\"\"Each value times factor.\"\"\"
+            # a comment line the page explains
+
+            return [v * factor for v in values]  # a comment after code stays
+
+
+        # the data
+        numbers = [1, 2, 3]
+        # the block
+        def doubled(values):
+            \"\"\"The block's own docstring and comments stay.\"\"\"
+
+            return scaled(values, 2)  # as shown
+        print(doubled(numbers))
+        """)
+    copy = check(path, project, kept=["# a comment after code stays", "The block's own docstring",
+                                      "return scaled(values, 2)  # as shown"],
+                 dropped=["Each value times factor", "a comment line the page explains", "# the data"])
+    assert "def scaled(values, factor):\n    return" in copy
+    assert '"""The block\'s own docstring and comments stay."""\n\n    return' in copy
+
+
+def test_a_compound_statement_that_only_binds_names_changes_nothing(project):
+    path = write(project, "compound.py", """\
+        import contextlib
+        values = [3, 1, 2]
+        with contextlib.suppress(ValueError):
+            smallest = min(values)
+        for value in values:
+            largest = max(values)
+        if values:
+            count = len(values)
+        try:
+            total = sum(values)
+        except TypeError:
+            total = None
+        with contextlib.suppress(ValueError):
+            values.sort()
+        # the block
+        print(values)
+        """)
+    check(path, project, kept=["values.sort()"], dropped=["smallest", "largest", "count", "total"])
+
+
+def test_no_effect_changes_a_number_or_a_string(project):
+    path = write(project, "values.py", """\
+        scale = 2.0
+        name = "w" if scale > 1 else "v"
+        items = [scale, name]
+        items.append(3.0)
+        # the block
+        print(scale * 2, name)
+        """)
+    check(path, project, kept=["scale = 2.0", 'name = "w"'], dropped=["items"])
+
+
+def test_a_seed_is_kept_with_the_draws_up_to_the_last_one_needed_and_only_when_something_draws(project):
+    path = write(project, "last_draw.py", """\
+        import random
+        random.seed(0)
+        first = random.random()
+        second = random.random()
+        # the block
+        print(first)
+        """)
+    check(path, project, kept=["random.seed(0)", "first = random.random()"], dropped=["second"])
+    path = write(project, "no_draw.py", """\
+        import random
+        random.seed(0)
+        label = "abc"
+        # the block
+        print(label, random.__name__)
+        """)
+    check(path, project, kept=['label = "abc"', "import random"], dropped=["random.seed(0)"])
+
+
+def test_a_copy_holds_the_part_of_the_data_its_code_uses(project):
+    (project / "runs.json").write_text(json.dumps({
+        "provenance": {"cpu": "x86", "threads": 1},
+        "baseline": "plain",
+        "variants": [{"name": "plain", "ms": 2.0, "rounds": [1.9, 2.1]},
+                     {"name": "fast", "ms": 1.0, "rounds": [0.9, 1.1]}],
+        "unused": list(range(50))}))
+    path = write(project, "reads_runs.py", """\
+        import json
+        from pathlib import Path
+
+        HERE = Path(__file__).parent
+        data = json.loads((HERE / "runs.json").read_text())
+        print(data["provenance"])
+        # the block
+        variants = data["variants"]
+        plain = next(v for v in variants if v["name"] == data.get("baseline"))
+        for v in variants:
+            print(v["name"], v["ms"] / plain["ms"])
+        print(max(len(v["name"]) for v in variants) if data else 0)
+        """)
+    data = data_values([str(project / "runs.json")])
+    copy = copy_of(path, project, data)
+    assert "'baseline': 'plain'" in copy and "'ms': 2.0" in copy
+    assert "provenance" not in copy and "rounds" not in copy and "unused" not in copy
+    assert printed(copy) == "plain 1.0\nfast 0.5\n5\n"
+    path = write(project, "uses_whole.py", """\
+        import json
+        from pathlib import Path
+
+        HERE = Path(__file__).parent
+        data = json.loads((HERE / "runs.json").read_text())
+        # the block
+        print(len(data["variants"][0]), sorted(data))
+        """)
+    copy = copy_of(path, project, data)
+    assert "'rounds': [1.9, 2.1]" in copy and "'unused'" in copy
+    path = write(project, "binds_part.py", """\
+        import json
+        from pathlib import Path
+
+        HERE = Path(__file__).parent
+        data = json.loads((HERE / "runs.json").read_text())
+        # the block
+        cpu, first = data["provenance"]["cpu"], data["variants"][0]
+        print(data["baseline"])
+        """)
+    copy = copy_of(path, project, data)
+    assert "'cpu': 'x86'" in copy and "'rounds': [0.9, 1.1]" in copy and "threads" not in copy
+    assert printed(copy) == "plain\n"
+    path = write(project, "reads_a_part.py", """\
+        import json
+        from pathlib import Path
+
+        HERE = Path(__file__).parent
+        # the block
+        variants = json.loads((HERE / "runs.json").read_text())["variants"]
+        print(len(variants))
+        """)
+    copy = copy_of(path, project, data)  # not read into a name of its own: all of it
+    assert "'unused'" in copy and printed(copy) == "2\n"

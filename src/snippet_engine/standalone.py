@@ -8,12 +8,16 @@ an empty folder, and writes no file the snippet itself does not write.
   the statements that change what it uses (`out.backward()` before a block
   that prints `x.grad`, a seed before one that draws random numbers). What it
   does not use (earlier prints, plots, unrelated definitions) is left out.
+  That setup is plain code: without the comment lines, docstrings and blank
+  lines inside definitions that the page shows where it teaches that code
+  (`plain`); the block's own lines are as shown.
 - A helper module of the project (`from elu import ELUCustom`) is inlined:
   the definitions the code needs from it, as code, and the import dropped;
   a module imported whole (`import tiny_autograd as tiny`) becomes a function
   holding those definitions that returns them as a namespace.
 - A data file the snippet reads with `json.loads(path.read_text())` becomes
-  its values, as a literal in place of the call; the lines that only found
+  its values, as a literal in place of the call (in a copy's setup only the
+  part of them the copy's code takes: `used_data`); the lines that only found
   its path from `__file__` go.
 
 The dependency analysis is a backward liveness pass over the top-level
@@ -31,6 +35,7 @@ import pprint
 import re
 import sys
 import textwrap
+import tokenize
 import zipfile
 from dataclasses import dataclass, field
 from importlib.machinery import PathFinder
@@ -159,6 +164,29 @@ def is_output(statement):
     return False
 
 
+def is_effect(node):
+    """A statement that may change an object other code uses (see Statement.is_effect). A
+    compound statement (with, for, if, try) is one when a statement in it is, as a call in an
+    assignment is taken to change nothing but the name it binds: the context managers a lesson
+    uses (no_grad, autocast, saved_tensors_hooks) restore on exit what they changed on entry."""
+    if getattr(node, "decorator_list", None):
+        return True
+    if is_output(node) or isinstance(node, (ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)):
+        return False
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return not all(isinstance(n, ast.Name) for t in targets for n in leaves(t))
+    if isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.If, ast.Try)):
+        return any(is_effect(s) for s in body_statements(node))
+    return True
+
+
+def body_statements(node):
+    """The statements a compound statement holds directly (an except clause's included)."""
+    found = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
+    return found + [s for handler in getattr(node, "handlers", []) for s in handler.body]
+
+
 @dataclass(eq=False)
 class Statement:
     node: ast.stmt
@@ -178,16 +206,9 @@ class Statement:
 
     @property
     def is_effect(self):
-        """It may change an object other code uses (`out.backward()`, `opt.step()`, a loop, a
-        decorator that registers the function it decorates)."""
-        if getattr(self.node, "decorator_list", None):
-            return True
-        if is_output(self.node) or self.is_definition:
-            return False
-        if isinstance(self.node, (ast.Assign, ast.AnnAssign)):
-            targets = self.node.targets if isinstance(self.node, ast.Assign) else [self.node.target]
-            return not all(isinstance(n, ast.Name) for t in targets for n in leaves(t))
-        return True
+        """It may change an object other code uses (`out.backward()`, `opt.step()`, a loop that
+        calls them, a decorator that registers the function it decorates)."""
+        return is_effect(self.node)
 
     @property
     def is_seed(self):
@@ -230,19 +251,28 @@ def statements_of(path):
     return parsed(path, path.stat().st_mtime_ns)
 
 
-def needed(statements, wanted, drawn=frozenset()):
+def needed(statements, wanted, drawn=frozenset(), draws_after=True, may_draw=frozenset()):
     """The statements among `statements` (in order) that the names `wanted`, used after them,
-    need: those that bind a name still needed, and those that may change what it holds
-    (an effect on an object made from it, a seed, a random draw after the seed: `drawn`, the
-    statements that may draw). A backward pass of liveness, again while a chosen function uses
-    a name defined below it (its body runs later, when it is called)."""
+    need: those that bind a name still needed, and those that may change what it holds (an
+    effect on an object made from it; a module or a value such as a number or a device is
+    changed by none), a seed, and after the seed the assignments in `drawn` (those that may
+    draw random numbers) up to the last needed statement that may draw (in `may_draw`), or
+    all of them when the code after these statements may draw (`draws_after`); no seed when
+    nothing needed draws after it. A backward pass of liveness, again while a chosen function
+    uses a name defined below it (its body runs later, when it is called)."""
     made_from = origins(statements)
+    unchangeable = {n for s in statements if s.is_import for n in s.binds} | value_names(statements)
     while True:
-        chosen, live = liveness(statements, wanted, made_from)
+        chosen, live = liveness(statements, wanted, made_from, unchangeable)
         later = {n for s in chosen if isinstance(s.node, SCOPES) for n in s.loads}
         seeds = [i for i, s in enumerate(statements) if s in chosen and s.is_seed]
         if seeds:  # what was drawn after the seed decides what the code draws next: keep the draws
-            later |= {n for s in statements[seeds[0]:] if s in drawn for n in s.binds}
+            end = len(statements) if draws_after else max(
+                [i + 1 for i, s in enumerate(statements) if i > seeds[0] and s in chosen and s in may_draw],
+                default=seeds[0])
+            later |= {n for s in statements[seeds[0]:end] if s in drawn for n in s.binds}
+            if end == seeds[0]:  # nothing draws after it
+                chosen = [s for s in chosen if not s.is_seed]
         if later <= set(wanted):
             return chosen, live
         wanted = set(wanted) | later
@@ -309,13 +339,51 @@ def origins(statements):
     return made_from
 
 
-def liveness(statements, wanted, made_from):
-    modules = {n for s in statements if s.is_import for n in s.binds}
+def is_value(node, values=frozenset()):
+    """An expression whose value no later statement can change in place: a number, a string, a
+    dtype, a device, a tuple of them, arithmetic on them (`values`: names known to hold one)."""
+    match node:
+        case ast.Constant() | ast.JoinedStr():
+            return True
+        case ast.Name(id=name):
+            return name in values
+        case ast.Tuple(elts=elements):
+            return all(is_value(e, values) for e in elements)
+        case ast.BinOp(left, _, right) | ast.Compare(left, _, [right]):
+            return is_value(left, values) and is_value(right, values)
+        case ast.UnaryOp(_, operand):
+            return is_value(operand, values)
+        case ast.IfExp(_, body, orelse):
+            return is_value(body, values) and is_value(orelse, values)
+        case ast.Attribute(ast.Name("torch"), attr) if attr.startswith(("float", "bfloat", "int", "bool", "complex")):
+            return True
+        case ast.Call(ast.Attribute(ast.Name("torch"), "device")):
+            return True
+    return False
+
+
+def value_names(statements):
+    """The names every binding of which is a value (is_value)."""
+    bound: dict[str, list] = {}
+    for s in statements:
+        for name in s.binds:
+            bound.setdefault(name, []).append(s.node)
+    values: set[str] = set()
+    while True:
+        more = {name for name, nodes in bound.items() if name not in values and all(
+            isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+            and is_value(n.value, values) for n in nodes)}
+        if not more:
+            return values
+        values |= more
+
+
+def liveness(statements, wanted, made_from, unchangeable):
     live, chosen = set(wanted), []
     for i in reversed(range(len(statements))):
         s = statements[i]
         uses = s.binds & live
-        changes = s.is_effect and ((made_from[i] | s.loads) & live - modules or (s.is_seed and s.loads & live))
+        changes = s.is_effect and ((made_from[i] | s.loads) & live - unchangeable or (s.is_seed and s.loads & live))
         if uses or changes:
             chosen.append(s)
             if isinstance(s.node, (ast.Assign, ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)):
@@ -346,6 +414,7 @@ class Inlined:
     """Helper-module code to put before the code that imports it."""
     imports: list = field(default_factory=list)  # import statements, as text
     definitions: list = field(default_factory=list)  # statements, as text
+    plain: bool = False  # the definitions without their comments and docstrings (`plain`)
 
 
 class Source:
@@ -371,17 +440,18 @@ class Source:
                 return ({alias.asname or alias.name: None}, path) if path else None
         return None
 
-    def text(self, statement, first=None, last=None):
+    def text(self, statement, first=None, last=None, values=None):
         """A statement's lines (or lines first..last of it) without section markers, its data
-        reads replaced by the data's values."""
+        reads replaced by the data's values (or by `values`, the part of them a copy uses)."""
+        values = self.data if values is None else values
         first, last = max(first or statement.first, statement.first), min(last or statement.last, statement.last)
         lines = [line.encode() for line in self.lines[first - 1:last]]
-        reads = statement.reads if self.data is not None else []
+        reads = statement.reads if values is not None else []
         for read in sorted(reads, key=lambda r: (r.lineno, r.col_offset), reverse=True):
             top, bottom = read.lineno - first, read.end_lineno - first
             if 0 <= top and bottom < len(lines):
                 indent = " " * len(lines[top][:read.col_offset].decode())
-                literal = pprint.pformat(self.data, width=88 - len(indent), sort_dicts=False)
+                literal = pprint.pformat(values, width=88 - len(indent), sort_dicts=False)
                 lines[top:bottom + 1] = [lines[top][:read.col_offset] + literal.replace("\n", "\n" + indent).encode()
                                          + lines[bottom][read.end_col_offset:]]
         return "\n".join(line.decode() for line in lines if not MARKER.search(line.decode()))
@@ -397,7 +467,7 @@ class Source:
             elif s.is_import:
                 if (text := import_text(s.node, used)) and text not in inlined.imports:
                     inlined.imports.append(text)
-            elif (text := self.text(s)) not in inlined.definitions:
+            elif (text := plain(self.text(s)) if inlined.plain else self.text(s)) not in inlined.definitions:
                 inlined.definitions.append(text)
 
     def inline_helper(self, statement, used, inlined, seen):
@@ -413,7 +483,7 @@ class Source:
         if alias is None:
             helper.inline({name for local, name in taken.items() if local in used}, inlined, seen)
             return
-        inner = Inlined()
+        inner = Inlined(plain=inlined.plain)
         helper.inline(self.attributes.get(alias, set()), inner, seen)
         body = join(inner.imports + inner.definitions + ["return SimpleNamespace(**locals())"])
         function = module.stem
@@ -433,10 +503,19 @@ class Source:
         return found
 
     @functools.cached_property
+    def random(self):
+        """What may draw random numbers in this file (`drawing`)."""
+        return drawing(self.statements, self.helpers)
+
+    @functools.cached_property
     def drawn(self):
-        """The statements that may draw random numbers (`draws`)."""
-        random = drawing(self.statements, self.helpers)
-        return {s for s in self.statements if draws(s, random)}
+        """The assignments that may draw random numbers (`draws`)."""
+        return {s for s in self.statements if draws(s, self.random)}
+
+    @functools.cached_property
+    def may_draw(self):
+        """The statements that may draw random numbers, of any kind (a training loop)."""
+        return {s for s in self.statements if calls_drawing(s.node, self.random)}
 
     def within(self, first, last):
         """The statements lines first..last show (a statement they cut into counts whole)."""
@@ -452,15 +531,18 @@ class Source:
             return Program("", code.strip("\n"))
         kept = self.kept(block)
         wanted = free_names(kept)
-        chosen, _ = needed([s for s in self.statements if s.last < block[0].first], wanted, self.drawn)
+        draws_after = any(calls_drawing(s.node, self.random) for s in kept)
+        chosen, _ = needed([s for s in self.statements if s.last < block[0].first], wanted, self.drawn,
+                           draws_after, self.may_draw)
         used = wanted.union(*(s.loads for s in chosen))
-        inlined = Inlined()
+        inlined = Inlined(plain=True)
         for s in chosen + block:
             if self.helper(s):
                 self.inline_helper(s, used, inlined, (self.path,))
         imports = [t for s in chosen if s.is_import and not self.helper(s) and (t := import_text(s.node, used))]
         imports += [t for t in inlined.imports if t not in imports]
-        own = [self.text(s) for s in chosen if not s.is_import]
+        values = used_data(self.data, [s.node for s in chosen + kept])  # a read in the setup: what the copy takes
+        own = [plain(self.text(s, values=values)) for s in chosen if not s.is_import]
         setup = inlined.definitions + own
         lead = list(itertools.takewhile(lambda s: s.is_import or is_docstring(s), kept)) if imports or setup else []
         head = [self.text(s) for s in lead if is_docstring(s)]
@@ -545,6 +627,92 @@ def helper_source(path, project, mtime_ns):
     return Source(path, project)
 
 
+def used_data(data, nodes):
+    """The part of a data file's values (`data`) that the code `nodes` uses, where the code
+    reads it as `name = json.loads(...)` and takes from it by constant keys (`data["model"]`,
+    `data.get("model")`), through names bound to parts of it (`model = data["model"]`, `for v
+    in data["variants"]`, `next(v for v in variants if ...)`); everything where the code does
+    anything else with a part (passes it to a function, iterates its items)."""
+    parents = {child: node for root in nodes for node in ast.walk(root) for child in ast.iter_child_nodes(node)}
+    paths: dict[str, set[tuple]] = {}  # name: the parts of the data it holds
+    for read in (n for root in nodes for n in ast.walk(root) if is_data_read(n)):
+        match parents.get(read):
+            case ast.Assign(targets=[ast.Name(id=name)], value=value) if value is read:
+                paths.setdefault(name, set()).add(())
+            case _:
+                return data
+    if not paths or not isinstance(data, (dict, list)):
+        return data
+    used: set[tuple] = set()
+    while True:
+        before = {name: set(found) for name, found in paths.items()}
+        for node in (n for root in nodes for n in ast.walk(root)):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in paths:
+                for path in list(paths[node.id]):
+                    follow(node, path, parents, paths, used)
+        if paths == before:
+            break
+    known = used.union(*paths.values())  # a part bound to a name and not taken from is kept whole
+    used |= {p for p in known if not any(len(q) > len(p) and q[:len(p)] == p for q in known)}
+    return trimmed(data, used)
+
+
+def follow(node, path, parents, paths, used):
+    """Where the part `path` of the data, which `node` evaluates to, goes (used_data)."""
+    while True:
+        parent = parents.get(node)
+        match parent:
+            case ast.Subscript(value=value, slice=ast.Constant(value=key)) if value is node:
+                path, node = path + (key if isinstance(key, str) else "*",), parent
+            case ast.Attribute(value=value, attr="get") if value is node and is_call_of(parents.get(parent)) \
+                    and parents[parent].func is parent and parents[parent].args \
+                    and isinstance(parents[parent].args[0], ast.Constant):
+                path, node = path + (parents[parent].args[0].value,), parents[parent]
+            case ast.IfExp(body=body, orelse=orelse) if node is body or node is orelse:
+                node = parent
+            case ast.IfExp() | ast.If() | ast.BoolOp() | ast.UnaryOp(op=ast.Not()):
+                return  # a test: the part is there or not
+            case ast.GeneratorExp(elt=elt) if elt is node and is_call_of(parents.get(parent), "next"):
+                node = parents[parent]  # next(v for v in parts if ...): one of the parts
+            case ast.comprehension(iter=iterable, target=ast.Name(id=name)) | ast.For(iter=iterable, target=ast.Name(id=name)) \
+                    if iterable is node:
+                paths.setdefault(name, set()).add(path + ("*",))
+                return
+            case ast.Assign(targets=[ast.Name(id=name)], value=value) if value is node:
+                paths.setdefault(name, set()).add(path)
+                return
+            case ast.Tuple(elts=elements) if isinstance(parents.get(parent), ast.Assign):
+                assign = parents[parent]
+                match assign.targets:  # model, variants = data["model"], data["variants"]
+                    case [ast.Tuple(elts=names)] if len(names) == len(elements):
+                        if isinstance(target := names[elements.index(node)], ast.Name):
+                            paths.setdefault(target.id, set()).add(path)
+                            return
+                used.add(path)
+                return
+            case _:
+                used.add(path)
+                return
+
+
+def is_call_of(node, name=None):
+    """`node` is a call (of the function `name`)."""
+    return isinstance(node, ast.Call) and (name is None or isinstance(node.func, ast.Name) and node.func.id == name)
+
+
+def trimmed(data, used):
+    """`data` with only the parts on the paths `used` (a path used whole keeps all below it)."""
+    if any(not path for path in used):
+        return data
+    if isinstance(data, dict):
+        keys = {path[0] for path in used}
+        return {key: trimmed(value, {p[1:] for p in used if p[0] == key}) for key, value in data.items()
+                if key in keys}
+    if isinstance(data, list) and all(path[0] == "*" for path in used):
+        return [trimmed(value, {p[1:] for p in used}) for value in data]
+    return data
+
+
 @dataclass
 class Program:
     setup: str  # what a block needs before it: the page folds it above the block
@@ -569,10 +737,37 @@ def leaves(target):
 
 
 def is_docstring(statement):
-    match statement.node:
+    return is_docstring_node(statement.node)
+
+
+def is_docstring_node(node):
+    match node:
         case ast.Expr(ast.Constant(str())):
             return True
     return False
+
+
+def plain(code):
+    """Setup code as support, not as a lesson: without comment lines, docstrings and blank lines
+    inside a definition. The page shows and explains that code where it teaches it; in a copy
+    it is the few lines the block needs."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    dropped: set[int] = set()
+    in_strings: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (*SCOPES[:2], ast.ClassDef)) and len(node.body) > 1 and is_docstring_node(node.body[0]):
+            docstring = node.body[0]
+            dropped.update(range(docstring.lineno, (docstring.end_lineno or docstring.lineno) + 1))
+    for token in tokenize.generate_tokens(io.StringIO(code).readline):
+        if token.type == tokenize.COMMENT and not token.line[:token.start[1]].strip():
+            dropped.add(token.start[0])
+        elif token.type == tokenize.STRING:
+            in_strings.update(range(token.start[0] + 1, token.end[0] + 1))  # a string's own lines stay
+    return "\n".join(line for n, line in enumerate(code.split("\n"), 1)
+                     if n not in dropped and (line.strip() or n in in_strings))
 
 
 def import_text(node, used):
