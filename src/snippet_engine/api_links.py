@@ -30,9 +30,10 @@ import inspect
 import json
 import logging
 import re
+from collections.abc import Collection
 
-from snippet_engine.cache_file import key
-from snippet_engine.runner import SnippetError
+from snippet_engine.cache_file import CacheFolder, key
+from snippet_engine.runner import Runner, SnippetError
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 # An element left alone, or inline code that is a torch name, alone or called.
@@ -72,13 +73,14 @@ DOCUMENTED_AS = {
 }
 
 
-def kind(name):
+def kind(name: str) -> str | None:
     """What `name` is in the installed torch: "module"; "api" for a class, function, method or
     attribute with a docstring; "other" for anything else; None where torch has no such name.
     An attribute comes before a submodule of the same name: `torch.autograd.gradcheck` is a function."""
     import torch
 
-    parts, found = name.split("."), torch
+    parts = name.split(".")
+    found: object = torch
     for n in range(1, len(parts)):
         try:
             found = getattr(found, parts[n])
@@ -93,7 +95,7 @@ def kind(name):
     return "api" if api and found.__doc__ else "other"
 
 
-def url(name, what, base):
+def url(name: str, what: str | None, base: str) -> str | None:
     """The reference's address for `name`, which is `what` (see `kind`), or None where it has none."""
     if what is None or "._" in name:
         return None
@@ -107,13 +109,13 @@ def url(name, what, base):
 class Names:
     """The `kind` of each torch name met so far, kept in `cache` for one torch version."""
 
-    def __init__(self, cache, version, runner):
+    def __init__(self, cache: CacheFolder, version: str | None, runner: Runner) -> None:
         self.cache, self.version, self.runner = cache, version, runner
         self.key = key("torch names", version)
         known = cache.get(self.key)
-        self.known = known if isinstance(known, dict) else {}
+        self.known: dict[str, str | None] = known if isinstance(known, dict) else {}
 
-    def kinds(self, names):
+    def kinds(self, names: Collection[str]) -> dict[str, str | None]:
         """{name: kind} of `names`; those not met before are asked of torch in the snippet worker."""
         new = sorted(set(names) - self.known.keys())
         if new:
@@ -126,7 +128,7 @@ class Names:
         return {name: self.known[name] for name in names}
 
 
-def link(page_html, page, base, names):
+def link(page_html: str, page: str, base: str, names: Names) -> str:
     """`page_html` with each torch name in its prose linked to the reference at `base`;
     each name torch lacks is logged as a warning naming `page`."""
     base = base.rstrip("/") + "/"
@@ -134,7 +136,7 @@ def link(page_html, page, base, names):
     kinds = names.kinds({m["name"] for m in found})
     for name in sorted(name for name, what in kinds.items() if what is None):
         log.warning(f"{page}: `{name}` is not a name in torch {names.version}")
-    parts, done = [], 0
+    parts, done = list[str](), 0
     for m in found:
         if address := url(m["name"], kinds[m["name"]], base):
             parts += [page_html[done:m.start()], f'<a class="api-link" href="{html.escape(address)}">{m[0]}</a>']

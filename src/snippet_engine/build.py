@@ -9,14 +9,16 @@ import logging
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.utils import get_relative_url, meta
 
 from snippet_engine import api_links, notebooks, pages, standalone
 from snippet_engine.chapter import Chapter, Include, parse
 from snippet_engine.page_cache import PageCache, key
-from snippet_engine.runner import Result, Runner, fingerprint, sha256
+from snippet_engine.runner import Fingerprint, Result, Runner, fingerprint, sha256
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 BUNDLE = "downloads/examples.zip"  # every example as its download, with requirements.txt
@@ -50,9 +52,9 @@ class Snippet:
         saved = self.cache.get(self.key)
         well_formed = isinstance(saved, dict) and all(
             isinstance(v, list) and len(v) == 2 and all(isinstance(t, str) for t in v) for v in saved.values())
-        return saved if well_formed else {}
+        return cast(dict[str, list[str]], saved) if well_formed else {}
 
-    def program(self, first: int | None = None, last: int | None = None, as_file: bool = False):
+    def program(self, first: int | None = None, last: int | None = None, as_file: bool = False) -> standalone.Program:
         entry = f"{first}:{last}:{as_file}"
         if entry not in self.programs:
             made = self.source.program(first, last, as_file)
@@ -82,7 +84,7 @@ class Build:
     environment: str = ""
     names: api_links.Names | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.cache = PageCache(self.cache_dir / "pages")
 
     # What pages.py needs
@@ -122,7 +124,7 @@ class Build:
 
     # Files
 
-    def files(self, files: Files, config) -> None:
+    def files(self, files: Files, config: MkDocsConfig) -> None:
         """Run every snippet; add the chapters' notebooks (unless a chapter's front matter says
         `notebook: false`), their pages, and every snippet as a download, alone and in the
         examples' zip."""
@@ -142,7 +144,7 @@ class Build:
                 self.check(chapter)
                 if meta.get_data(file.content_string)[1].get("notebook", True):
                     self.add_notebook(chapter, files, config, found["packages"])
-        programs = {}
+        programs: dict[str, str] = {}
         for path in sorted(self.snippets_dir.rglob("*.py")):
             if path not in included and self.result(path).error:  # no page shows it; no download has it
                 self.failures[path] = f"no page includes snippet {self.result(path).describe()}"
@@ -173,7 +175,8 @@ class Build:
                     self.failures[where] = f"{chapter.src_uri}:{line}: {message}"
                     log.error(self.failures[where])
 
-    def add_notebook(self, chapter: Chapter, files: Files, config, packages) -> None:
+    def add_notebook(self, chapter: Chapter, files: Files, config: MkDocsConfig,
+                     packages: dict[str, str | None]) -> None:
         slug = Path(chapter.src_uri).with_suffix("").as_posix()
         made_from = key("cells", chapter.markdown, sorted(self.snippet(i.path).key for i in chapter.snippets))
         cells = self.cache.get(made_from)
@@ -209,7 +212,7 @@ class Build:
         return notebooks.index_markdown(entries)
 
 
-def environment(found) -> str:
+def environment(found: Fingerprint) -> str:
     """What produced the outputs, in words, from the engine's fingerprint (part of every cache key)."""
     packages = [f"{name} {version}" for name, version in found["packages"].items() if version]
     return (f"Python {found['python']}, {', '.join(packages[:-1])} and {packages[-1]}, on "

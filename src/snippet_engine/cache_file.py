@@ -16,7 +16,7 @@ from typing import Any
 log = logging.getLogger("mkdocs.plugins.snippets")
 
 
-def write_json(path, data):
+def write_json(path: Path, data: Any) -> None:
     """`data` as JSON at `path`, through a temporary file renamed over it, so that a reader finds
     the old file or the new one, never half of one. A cache that cannot be written (a read-only
     or full disk) is a warning, never a failed build; no temporary file is left behind."""
@@ -36,7 +36,7 @@ class CacheFolder:
     """JSON entries by key, a file each, in `folder` (None: nothing is kept). `prune()` deletes
     the entries not read or written since the last prune: those of an older build."""
 
-    def __init__(self, folder: Path | None):
+    def __init__(self, folder: Path | None) -> None:
         self.folder, self.used = folder, set[str]()
 
     def get(self, key: str) -> Any:
@@ -72,7 +72,7 @@ def key(*parts: Any) -> str:
 
 
 @functools.cache
-def engine_digest():
+def engine_digest() -> str:
     """A digest of every file of this package and of autograd_steps (the recording the worker
     runs around a step-through, and its viewer): a change of the engine's code makes every cached
     result a miss."""

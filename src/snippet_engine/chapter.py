@@ -16,6 +16,7 @@ under the block, whose lines are numbered so that the viewer can name them.
 """
 
 import difflib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,16 +40,16 @@ class Include:
     problem: str | None = None  # why the include cannot be shown, and how to fix it
 
     @property
-    def is_snippet(self):
+    def is_snippet(self) -> bool:
         return self.path.suffix == ".py"
 
-    def numbered(self):
+    def numbered(self) -> list[tuple[int, str]]:
         """(line number in the file, text) of each line the block shows, without section markers."""
         lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()  # a bad file fails its run
         first, last = self.first or 1, self.last or len(lines)
         return [(n, line) for n, line in enumerate(lines[first - 1:last], first) if not MARKER.search(line)]
 
-    def shown(self):
+    def shown(self) -> list[str]:
         """The lines the block shows, without section markers."""
         return [line for _, line in self.numbered()]
 
@@ -60,7 +61,7 @@ class Block:
     indent: str
     fence: str
     info: str
-    includes: list = field(default_factory=list)
+    includes: list[Include] = field(default_factory=list)
     steps: bool = False  # the page asks for a step-through of the snippet's backward pass
 
 
@@ -68,20 +69,20 @@ class Block:
 class Chapter:
     src_uri: str
     markdown: str
-    blocks: list
+    blocks: list[Block]
 
     @property
-    def snippets(self):
+    def snippets(self) -> list[Include]:
         """Every include of a snippet file that can run, in page order."""
         return [i for b in self.blocks for i in b.includes if i.is_snippet and not i.problem]
 
     @property
-    def recorded(self):
+    def recorded(self) -> set[Path]:
         """The snippets whose backward passes the page steps through."""
         return {i.path for b in self.blocks if b.steps for i in b.includes if i.is_snippet and not i.problem}
 
 
-def parse(src_uri, markdown, snippets_dir):
+def parse(src_uri: str, markdown: str, snippets_dir: str | os.PathLike[str]) -> Chapter:
     blocks = []
     for m in FENCE.finditer(markdown):
         found = [include(i["file"], i["select"], Path(snippets_dir)) for line in m["body"].splitlines()
@@ -93,7 +94,7 @@ def parse(src_uri, markdown, snippets_dir):
     return Chapter(src_uri, markdown, blocks)
 
 
-def include(file, select, snippets_dir):
+def include(file: str, select: str | None, snippets_dir: Path) -> Include:
     path = snippets_dir / file
     found = Include(file, select, path)
     if not path.resolve().is_relative_to(snippets_dir.resolve()):
@@ -108,7 +109,7 @@ def include(file, select, snippets_dir):
     return found
 
 
-def missing_file(file, snippets_dir):
+def missing_file(file: str, snippets_dir: Path) -> str:
     folder = (snippets_dir / file).parent
     known = sorted(p.relative_to(snippets_dir).as_posix() for p in folder.glob("*") if p.is_file()) \
         if folder.is_dir() else []
@@ -118,12 +119,12 @@ def missing_file(file, snippets_dir):
     return f"the included file snippets/{file} does not exist.{hint}"
 
 
-def line_range(path, select):
+def line_range(path: Path, select: str) -> tuple[int, int]:
     """The (first, last) lines an include shows: a section's marker lines, or a line range."""
     lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
     if re.fullmatch(r"\d+(:\d+)?", select):
-        first, _, last = select.partition(":")
-        first, last = int(first), int(last or first)
+        start, _, end = select.partition(":")
+        first, last = int(start), int(end or start)
         if not 1 <= first <= last <= len(lines):
             raise ValueError(f"lines {select} are not in {path.name}, which has {len(lines)} lines")
         return first, last

@@ -37,9 +37,11 @@ from pathlib import Path
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
-from mkdocs.structure.files import File
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 from snippet_engine import cache_file
 from snippet_engine.cache_file import CacheFolder
@@ -57,19 +59,19 @@ class KatexConfig(base.Config):
     """The folder KaTeX is installed in (`npm ci`, `make setup`), relative to mkdocs.yml."""
 
 
-def tex(m):
+def tex(m: re.Match[str]) -> str:
     """A formula's TeX. Two formulas side by side in one display (`\\qquad` between them) may go
     one under the other on a narrow screen: KaTeX breaks a line only after a relation or an
     operator, or where TeX says `\\allowbreak`."""
     return re.sub(r"\\qquad(?!\\allowbreak)", r"\\qquad\\allowbreak ", html.unescape(m[3]).strip())
 
 
-def formulas_key(version):
+def formulas_key(version: str) -> str:
     """The cache entry of the formulas typeset by KaTeX `version`."""
     return cache_file.key("katex formulas", version)
 
 
-def is_formula(key, typeset):
+def is_formula(key: str, typeset: object) -> bool:
     """A cache entry of the right shape: `(` or `[` then the TeX, and KaTeX's HTML."""
     return key[:1] in ("(", "[") and isinstance(typeset, str) and typeset.startswith('<span class="katex')
 
@@ -79,15 +81,15 @@ class KatexPlugin(BasePlugin[KatexConfig]):
     cache_folder: CacheFolder  # set in on_config
     key: str  # the entry of the typeset formulas: the KaTeX version's
 
-    def __init__(self):
-        self.proc: subprocess.Popen | None = None
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
         self.proc_dist: Path | None = None  # the KaTeX that proc imported
         self.cache: dict[str, str] = {}  # every formula known: the file's, and those typeset since
         self.used: dict[str, str] = {}  # the formulas this build's pages use
         self.saved: set[str] | None = None  # the keys the cache holds (None: no entry)
         self.unsaved = False  # formulas typeset since the file was last written
 
-    def on_config(self, config):
+    def on_config(self, config: MkDocsConfig) -> None:
         if self.unsaved:  # serve: the last rebuild stopped before on_post_build
             self.save(self.cache)
         root = Path(config.config_file_path).resolve().parent
@@ -101,7 +103,7 @@ class KatexPlugin(BasePlugin[KatexConfig]):
         self.key = formulas_key(version)
         self.cache, self.used = self.load(), {}
 
-    def load(self):
+    def load(self) -> dict[str, str]:
         """The cache file's formulas typeset by this KaTeX version; entries of another shape are left
         out (and the file is written again at the end of the build)."""
         formulas = self.cache_folder.get(self.key)
@@ -111,17 +113,17 @@ class KatexPlugin(BasePlugin[KatexConfig]):
         self.saved = set(formulas)
         return {key: typeset for key, typeset in formulas.items() if is_formula(key, typeset)}
 
-    def save(self, formulas):
+    def save(self, formulas: dict[str, str]) -> None:
         self.cache_folder.put(self.key, formulas)
         self.saved, self.unsaved = set(formulas), False
 
-    def on_files(self, files, config):
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         for path in [self.dist / "katex-swap.min.css", *sorted((self.dist / "fonts").glob("*.woff2"))]:
             uri = f"{ASSETS}/{path.relative_to(self.dist).as_posix()}"
             files.append(File.generated(config, uri, abs_src_path=str(path)))
         return files
 
-    def node(self):
+    def node(self) -> subprocess.Popen[str]:
         """The Node.js process that typesets, started on first use."""
         if self.proc is None:
             search = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
@@ -133,9 +135,10 @@ class KatexPlugin(BasePlugin[KatexConfig]):
             self.proc_dist = self.dist
         return self.proc
 
-    def typeset(self, keys, page):
+    def typeset(self, keys: list[str], page: Page) -> None:
         """Typeset `keys` (mode then TeX) into the cache; the formulas KaTeX cannot parse fail the build."""
         proc = self.node()
+        assert proc.stdin and proc.stdout  # pipes, as node() asks
         try:
             proc.stdin.write(json.dumps([{"tex": key[1:], "display": key[0] == "["} for key in keys]) + "\n")
             proc.stdin.flush()
@@ -156,7 +159,7 @@ class KatexPlugin(BasePlugin[KatexConfig]):
             raise PluginError(f"{page.file.src_uri}: " + f"\n{page.file.src_uri}: ".join(errors))
 
     @event_priority(-100)  # last: the page as every other plugin and hook finished it (search has read it)
-    def on_post_page(self, output, page, config):
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         """Search has indexed each formula once, as text (hooks/search_math.py), and does not
         parse KaTeX's thousands of spans (HTML, MathML, TeX)."""
         found = list(MATH.finditer(output))
@@ -171,19 +174,19 @@ class KatexPlugin(BasePlugin[KatexConfig]):
         return MATH.sub(lambda m: f'<{m[1]} class="arithmatex">{self.cache[m[2] + tex(m)]}</{m[1]}>', output)
 
     @event_priority(50)  # before the snippets plugin's, which raises when a snippet failed
-    def on_post_build(self, config):
+    def on_post_build(self, config: MkDocsConfig) -> None:
         """Every page is rendered: the cache keeps the formulas they use, and no others."""
         if self.unsaved or set(self.used) != self.saved:
             self.save(self.used)
         self.cache_folder.prune()  # the formulas of another KaTeX
         self.cache = dict(self.used)
 
-    def on_shutdown(self):
+    def on_shutdown(self) -> None:
         if self.unsaved:  # a build that stopped before on_post_build keeps what it typeset
             self.save(self.cache)
         self.stop()
 
-    def stop(self):
+    def stop(self) -> None:
         """Node exits at the end of its input."""
         if self.proc is None:
             return

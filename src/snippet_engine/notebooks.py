@@ -24,11 +24,18 @@ nbformat itself costs more than a whole no-change build of a page.
 import ast
 import json
 import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from snippet_engine import standalone
+from snippet_engine.chapter import Chapter, Include
+from snippet_engine.runner import Result
 from snippet_engine.scrapers import GRAPH
+from snippet_engine.shapes import LineOutput
 from snippet_engine.system_tools import TOOLS
+
+Cell = dict[str, Any]  # an nbformat cell; a code cell's "copy" is what its copy button on the page copies
 
 HIDDEN = {"jupyter": {"source_hidden": True}}  # JupyterLab and VS Code show the cell collapsed
 
@@ -38,7 +45,7 @@ NOTEBOOK_METADATA = {
 }
 
 
-def markdown_cell(text):
+def markdown_cell(text: str) -> Cell | None:
     """Prose as Jupyter Markdown: `$` math, no Material-only syntax."""
     text = re.sub(r"\\\((.+?)\\\)", r"$\1$", text, flags=re.S)
     text = re.sub(r"\\\[(.+?)\\\]", r"$$\1$$", text, flags=re.S)
@@ -50,29 +57,31 @@ def markdown_cell(text):
     return {"cell_type": "markdown", "metadata": {}, "source": text} if text else None
 
 
-def code_cell(source, outputs=(), metadata=None, copy=None):
+def code_cell(source: str, outputs: Iterable[dict[str, Any]] = (), metadata: dict[str, Any] | None = None,
+              copy: str | None = None) -> Cell:
     """A code cell; `copy` (kept out of the .ipynb) is what its copy button on the page copies."""
-    cell = {"cell_type": "code", "metadata": metadata or {}, "execution_count": None, "source": source,
+    cell: Cell = {"cell_type": "code", "metadata": metadata or {}, "execution_count": None, "source": source,
             "outputs": list(outputs)}
     return {**cell, "copy": copy} if copy else cell
 
 
-def chapter_cells(chapter, results, source):
+def chapter_cells(chapter: Chapter, results: Mapping[Path, Result],
+                  source: Callable[[Path], standalone.Source]) -> list[Cell]:
     """The cells of a chapter's notebook (the install cell apart); `results` maps a snippet path
     to its Result, `source(path)` gives the snippet's standalone.Source."""
     # The title and introduction, then the setup cell, then the first section or code block.
     heading = chapter.markdown.find("\n## ")
     prose_from = min(heading if heading > 0 else len(chapter.markdown), chapter.blocks[0].start)
     done: dict[Path, int] = {}  # snippet -> its last line in a cell so far
-    cells, helpers = [markdown_cell(chapter.markdown[:prose_from])], standalone.Inlined()
+    found, helpers = [markdown_cell(chapter.markdown[:prose_from])], standalone.Inlined()
     for block in chapter.blocks:
-        cells.append(markdown_cell(chapter.markdown[prose_from:block.start]))
+        found.append(markdown_cell(chapter.markdown[prose_from:block.start]))
         prose_from = block.end
         for include in block.includes:
             if include.is_snippet and not include.problem:
-                cells.append(include_cell(include, done, results[include.path], source(include.path), helpers))
-    cells.append(markdown_cell(chapter.markdown[prose_from:]))
-    cells = [c for c in cells if c is not None]
+                found.append(include_cell(include, done, results[include.path], source(include.path), helpers))
+    found.append(markdown_cell(chapter.markdown[prose_from:]))
+    cells = [c for c in found if c is not None]
     if helpers.definitions:
         setup = standalone.join(helpers.imports + helpers.definitions)
         cells.insert(1, code_cell("# The helper modules this chapter imports, as much of them as it uses.\n" + setup,
@@ -119,7 +128,7 @@ if shutil.which("dot") is None:
 """
 
 
-def install_cell(packages, cells):
+def install_cell(packages: Mapping[str, str | None], cells: list[Cell]) -> Cell:
     """The .ipynb's first cell: pip installs the pinned packages (as the downloads' requirements.txt
     pins them) unless they are installed; in a notebook that draws graphs, it stops, saying how to
     install Graphviz, where `dot` is missing. Collapsed, and not run before the others."""
@@ -130,18 +139,21 @@ def install_cell(packages, cells):
     return {**code_cell(source.strip(), metadata=HIDDEN), "id": "install"}
 
 
-def graphs_rendered(source, first, last, outputs):
+def graphs_rendered(source: standalone.Source, first: int, last: int,
+                    outputs: list[LineOutput]) -> Iterator[tuple[standalone.Statement, str]]:
     """(statement, name) of each top-level `name.render(...)` among lines first..last that drew
     a graph."""
-    drawn = {i["line"] for i in outputs if GRAPH in i["output"].get("data", {})}
+    drawn = {n for i in outputs if (n := i["line"]) is not None and GRAPH in i["output"].get("data", {})}
     for statement in source.within(first, last):
         match statement.node:
             case ast.Expr(ast.Call(ast.Attribute(ast.Name(name), "render"))) if any(
-                    statement.node.lineno <= n <= statement.node.end_lineno for n in drawn):
+                    statement.node.lineno <= n <= (statement.node.end_lineno or statement.node.lineno)
+                    for n in drawn):
                 yield statement, name
 
 
-def include_cell(include, done, result, source, helpers):
+def include_cell(include: Include, done: dict[Path, int], result: Result, source: standalone.Source,
+                 helpers: standalone.Inlined) -> Cell | None:
     """The code the include shows, plus any lines of its file not run yet, as a copy holds them;
     what it needs of helper modules goes into `helpers`."""
     last = include.last or len(source.lines)
@@ -156,24 +168,24 @@ def include_cell(include, done, result, source, helpers):
     return code_cell(source.cell(start, last, helpers, shown), result.select(start, last), copy=copy)
 
 
-def notebook_json(cells, install):
+def notebook_json(cells: list[Cell], install: Cell) -> str:
     """The .ipynb: the install cell, then the cells (without what only the page uses)."""
-    cells = [install] + [{k: v for k, v in cell.items() if k != "copy"} for cell in cells]
-    notebook = {"cells": cells, "metadata": NOTEBOOK_METADATA, "nbformat": 4, "nbformat_minor": 5}
+    written = [install] + [{k: v for k, v in cell.items() if k != "copy"} for cell in cells]
+    notebook = {"cells": written, "metadata": NOTEBOOK_METADATA, "nbformat": 4, "nbformat_minor": 5}
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def title(markdown):
+def title(markdown: str) -> str:
     """A chapter's title: its first line, a `# ` heading."""
     return markdown.partition("\n")[0].removeprefix("# ").strip()
 
 
-def summary(markdown):
+def summary(markdown: str) -> str:
     """What a chapter covers, in its own words: the paragraph under its title, as one line."""
     return " ".join(markdown.partition("\n")[2].strip().split("\n\n")[0].split())
 
 
-def index_markdown(entries):
+def index_markdown(entries: Iterable[tuple[str, str, str, str]]) -> str:
     """The list of notebooks: (title, page, .ipynb, what it covers) for each, paths relative
     to the page that shows the list."""
     return "\n".join(f"- **[{title}]({page})** · [Download {ipynb.rsplit('/', 1)[-1]}]({ipynb}){{ download }}\n\n"

@@ -9,9 +9,11 @@ on the chapter's page on every build.
 """
 
 import functools
+from collections.abc import Iterable
 from importlib import metadata
+from typing import Any
 
-from mkdocs.structure.toc import get_toc
+from mkdocs.structure.toc import AnchorLink, TableOfContents, get_toc
 
 from snippet_engine import cache_file
 from snippet_engine.cache_file import CacheFolder
@@ -20,23 +22,23 @@ RENDERERS = ("markdown", "pymdown-extensions", "pygments", "mkdocs", "mkdocs-mat
 
 
 @functools.cache
-def renderer():
+def renderer() -> dict[str, str]:
     """What renders a page besides its content and the engine (which every key mixes in): the
     versions of the Markdown stack. A change makes every entry a miss."""
     return {name: metadata.version(name) for name in RENDERERS}
 
 
-def key(*parts):
+def key(*parts: Any) -> str:
     return cache_file.key(renderer(), *parts)
 
 
-def tokens(toc):
+def tokens(toc: Iterable[AnchorLink]) -> list[dict[str, Any]]:
     """A table of contents as the tokens `get_toc` takes."""
     return [{"level": a.level, "id": a.id, "name": a.title, "children": tokens(a.children)} for a in toc]
 
 
 class PageCache(CacheFolder):
-    def page(self, key):
+    def page(self, key: str) -> tuple[str, TableOfContents] | None:
         """(html, table of contents) of a page stored with `put_page`, or None."""
         data = self.get(key)
         try:
@@ -44,19 +46,20 @@ class PageCache(CacheFolder):
         except (KeyError, TypeError):
             return None
 
-    def put_page(self, key, html, toc):
+    def put_page(self, key: str, html: str, toc: TableOfContents) -> None:
         self.put(key, {"html": html, "toc": tokens(toc)})
 
-    def highlighted(self, code):
+    def highlighted(self, code: str) -> str:
         """Python code as Pygments HTML in a `pre` of the highlight's own, without the `code`
         element of a fence: the page's scripts leave it alone (no copy button, no measuring)."""
         entry = key("highlight-pre", code)
         data = self.get(entry)
-        if not isinstance(data, str):
-            from pygments import highlight
-            from pygments.formatters import HtmlFormatter
-            from pygments.lexers import PythonLexer
+        if isinstance(data, str):
+            return data
+        from pygments import highlight
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import PythonLexer
 
-            data = highlight(code, PythonLexer(), HtmlFormatter())
-            self.put(entry, data)
-        return data
+        html: str = highlight(code, PythonLexer(), HtmlFormatter())
+        self.put(entry, html)
+        return html

@@ -40,30 +40,30 @@ class PageHtml:
     items: list[tuple[str, str]] = field(default_factory=list)  # (how it goes in, HTML)
     shown: set[object] = field(default_factory=set)  # warnings shown in full on the page
 
-    def add(self, how, text):
+    def add(self, how: str, text: str) -> int:
         self.items.append((how, text))
         return len(self.items) - 1
 
-    def marker(self, text, copy=False):
+    def marker(self, text: str, copy: bool = False) -> str:
         """A paragraph that becomes `text`, or with `copy`, the copy of the code block after it."""
         return f"{MARK}{self.add('copy' if copy else 'content', text)}"
 
-    def after_search(self, fragment):
+    def after_search(self, fragment: str) -> str:
         return f"<!--{MARK}{self.add('late', fragment)}-->"  # a comment: the search index skips it
 
-    def asset_url(self, name, data):
+    def asset_url(self, name: str, data: bytes) -> str:
         self.assets[name] = data
         return get_relative_url(f"{ASSETS}/{name}", self.url)
 
-    def first_time(self, what):
+    def first_time(self, what: object) -> bool:
         """True the first time the page shows `what` (a warning), False after."""
         seen = what in self.shown
         self.shown.add(what)
         return not seen
 
-    def content(self, text):
+    def content(self, text: str) -> str:
         """The converted page with its markers replaced; what goes in after search stays a comment."""
-        def place(m):
+        def place(m: re.Match[str]) -> str:
             how, value = self.items[int(m["n"])]
             following = m["cls"] and f'<div class="{m["cls"]}'
             if how == "copy":  # an attribute of the code block right after it
@@ -72,7 +72,7 @@ class PageHtml:
 
         return PARAGRAPH.sub(place, text)
 
-    def late(self, text):
+    def late(self, text: str) -> str:
         """The page as served, with the HTML kept from the search index."""
         return COMMENT.sub(lambda m: self.items[int(m[1])][1], text)
 
@@ -87,7 +87,7 @@ class Build(Protocol):
 
 def chapter_markdown(chapter: Chapter, markdown: str, build: Build, page: PageHtml) -> str:
     """The chapter's Markdown with its code blocks as the page shows them."""
-    parts, done = [], 0
+    parts, done = list[str](), 0
     for block in chapter.blocks:
         parts += [markdown[done:block.start], block_markdown(chapter, block, build, page)]
         done = block.end
@@ -139,7 +139,7 @@ def with_notebook_link(markdown: str, link: str) -> str:
     return f"{title}\n\n{link}\n{rest}" if title.startswith("# ") else f"{link}\n\n{markdown}"
 
 
-def notebook_markdown(title: str, ipynb_url: str, cells: list[dict], build: Build, page: PageHtml) -> str:
+def notebook_markdown(title: str, ipynb_url: str, cells: list[notebooks.Cell], build: Build, page: PageHtml) -> str:
     """Markdown for the page that shows a chapter's notebook: its cells in order, each code
     cell with its copy and outputs; a collapsed cell folded."""
     parts = ["---\nsearch:\n  exclude: true\n---\n",  # search finds the chapter, not its copy

@@ -26,13 +26,20 @@ import itertools
 import logging
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Literal
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin
-from mkdocs.structure.files import File
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import TableOfContents
 from mkdocs.utils import CountHandler, get_relative_url
 
 from snippet_engine import api_links, pages, runner
@@ -51,6 +58,8 @@ NOTEBOOK_LIST = "<!-- snippets: notebooks -->"  # every chapter's notebook, with
 TITLE = re.compile(r'<span class="filename">([^<]+)</span>')
 # A code block as Material finds it (`pre:not(.mermaid) > code`), with its line spans if it has them.
 CODE_BLOCK = re.compile(r'(<pre(?![^>]*\bmermaid\b)[^>]*>(?:<span></span>)?)<code>(?=(<span id="__span)?)')
+# `Runner`'s arguments: snippets_dir, cache_dir, timeout, output_limit, preload, packages, workers.
+Settings = tuple[Path, Path, int, int, tuple[str, ...], tuple[str, ...], int]
 
 
 class SnippetsConfig(base.Config):
@@ -73,7 +82,7 @@ class SnippetsConfig(base.Config):
     api_reference = c.Type(str, default="https://docs.pytorch.org/docs/stable/")
     """The PyTorch reference that torch names in prose link to (api_links.py)."""
 
-    def runner_settings(self, project: Path) -> tuple:
+    def runner_settings(self, project: Path) -> Settings:
         """`Runner`'s arguments, for the project whose mkdocs.yml these settings are of."""
         return (project / self.snippets_dir, project / self.cache_dir, self.timeout, self.output_limit,
                 tuple(self.preload), tuple(self.fingerprint_packages), self.workers)
@@ -83,13 +92,14 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     runner: Runner  # made with the settings, in on_config
     build: Build  # made for each build, in on_files
 
-    def __init__(self):
-        self.settings, self.serving = None, False
+    def __init__(self) -> None:
+        self.settings: Settings | None = None
+        self.serving = False
 
-    def on_startup(self, *, command, dirty):
+    def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         self.serving = command == "serve"
 
-    def on_config(self, config):
+    def on_config(self, config: MkDocsConfig) -> None:
         check_dot()
         self.project = Path(config.config_file_path).resolve().parent
         self.snippets = self.project / self.config.snippets_dir
@@ -99,23 +109,24 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                 self.runner.close()
             self.runner, self.settings = Runner(*settings), settings
         self.nav_pages: list[str] = []
-        self.cached_pages: dict[str, tuple] = {}  # notebook pages rendered before: (html, toc)
+        self.cached_pages: dict[str, tuple[str, TableOfContents]] = {}  # notebook pages rendered before: (html, toc)
         self.page_keys: dict[str, str] = {}
         if self.serving:
             keep_serving_on_errors()
 
-    def on_shutdown(self):
+    def on_shutdown(self) -> None:
         if self.settings:
             self.runner.close()
 
-    def on_serve(self, server, *, config, builder):
+    def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig,
+                 builder: Callable[..., Any]) -> LiveReloadServer:
         server.watch(str(self.snippets))
         for folder in sorted({Path(d).parent for s in self.build.snippets.values() for d in s.result.deps}):
             if folder.is_dir() and not folder.is_relative_to(self.snippets):
                 server.watch(str(folder))  # data files snippets read (bench/results)
         return server
 
-    def on_files(self, files, config):
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self.build = Build(self.runner, self.project, self.project / self.config.cache_dir, self.snippets,
                            self.config.snippets_dir, self.config.notebooks_dir)
         self.build.files(files, config)
@@ -126,16 +137,16 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             files.append(File.generated(config, f"{SCRIPTS}/{name}", abs_src_path=str(assets / name)))
         return files
 
-    def on_nav(self, nav, config, files):
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
         self.nav_pages = [page.file.src_uri for page in nav.pages]  # in reading order
         return nav
 
-    def bundle_link(self, page):
+    def bundle_link(self, page: Page) -> str:
         url = get_relative_url(BUNDLE, page.url)
         return (f'<a href="{url}" download>Download all examples</a> '
                 "(a zip, by chapter, with the pinned requirements and a README)")
 
-    def on_page_markdown(self, markdown, page, config, files):
+    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         build, uri = self.build, page.file.src_uri
         markdown = markdown.replace(ENVIRONMENT, build.environment).replace(BUNDLE_LINK, self.bundle_link(page))
         if NOTEBOOK_LIST in markdown:
@@ -155,7 +166,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                                                 f"{self.bundle_link(page)}</p>")
         return markdown
 
-    def notebook_markdown(self, markdown, page, config):
+    def notebook_markdown(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
         """A notebook page rendered before with the same content is taken from the cache."""
         uri = page.file.src_uri
         self.page_keys[uri] = key(markdown, self.build.page(uri, page.url).items, page.url,
@@ -166,7 +177,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         self.cached_pages[uri] = cached
         return ""
 
-    def on_page_content(self, content, page, config, files):
+    def on_page_content(self, content: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The page's markers replaced, and its torch names linked to the reference (api_links.py).
         A notebook page is cached unlinked: its links and warnings are made anew on every build."""
         uri = page.file.src_uri
@@ -177,9 +188,10 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             content = TITLE.sub(lambda m: self.download_link(m, page), content)
             if uri in self.build.notebook_pages:
                 self.build.cache.put_page(self.page_keys[uri], content, page.toc)
+        assert self.build.names is not None, "on_files found the torch version"
         return api_links.link(content, uri, self.config.api_reference, self.build.names)
 
-    def on_post_page(self, output, page, config):
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         """HTML kept out of the search index (pages.py) goes in now that search has read the page;
         a page with a step-through viewer gets its script and styles."""
         output = with_copy_buttons(self.build.page(page.file.src_uri, page.url).late(output))
@@ -189,14 +201,14 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             tags += f'<link rel="stylesheet" href="{url}/steps.css"><script src="{url}/steps.js" defer></script>'
         return output.replace("</head>", tags + "</head>", 1) if tags else output
 
-    def download_link(self, m, page):
+    def download_link(self, m: re.Match[str], page: Page) -> str:
         name = html.unescape(m[1])
         if not (self.snippets / name).is_file() or not name.endswith(".py"):
             return m[0]
         url = get_relative_url(f"{self.config.snippets_dir}/{name}", page.url)
         return f'<span class="filename"><a href="{url}" download title="Download {m[1]}">{m[1]}</a></span>'
 
-    def on_post_build(self, config):
+    def on_post_build(self, config: MkDocsConfig) -> None:
         out = Path(config.site_dir) / pages.ASSETS
         out.mkdir(parents=True, exist_ok=True)
         for name, data in self.build.assets.items():
@@ -209,7 +221,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             raise PluginError(f"{len(failures)} snippet failure(s), each shown above in full:\n{listed}")
 
 
-def with_copy_buttons(page):
+def with_copy_buttons(page: str) -> str:
     """Every code block's copy button, written as Material's `content.code.copy` would add it.
 
     Material adds the button in the browser, block after block, reading each block's
@@ -219,7 +231,7 @@ def with_copy_buttons(page):
     clipboard (which listens on the whole document) copies the block's `data-copy`."""
     count = itertools.count(1)
 
-    def button(m):
+    def button(m: re.Match[str]) -> str:
         n = next(count)
         lines = ' class="md-code__content"' if m[2] else ""
         return (f'{m[1]}<nav class="md-code__nav"><button class="md-code__button" title="Copy to clipboard" '
@@ -229,7 +241,7 @@ def with_copy_buttons(page):
     return CODE_BLOCK.sub(button, page)
 
 
-def keep_serving_on_errors():
+def keep_serving_on_errors() -> None:
     """Under `mkdocs serve`, errors must not abort a rebuild: strict mode would leave
     the server stuck on the old pages. They are on the page and in the log instead."""
     for handler in logging.getLogger("mkdocs").handlers:
@@ -237,5 +249,5 @@ def keep_serving_on_errors():
             handler.addFilter(not_counted)
 
 
-def not_counted(record):
+def not_counted(record: logging.LogRecord) -> bool:
     return False

@@ -21,13 +21,15 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+from typing import Any, TypedDict, cast
 
 from snippet_engine.cache_file import CacheFolder, engine_digest, key
-from snippet_engine.shapes import Failure, LineOutput, failure
+from snippet_engine.shapes import Failure, LineOutput, Reply, Request, failure
 
 # The settings' defaults, for the plugin's config and for the tests' runner.
 PRELOAD = ("torch", "matplotlib.pyplot", "graphviz", "torchviz")  # imported once by each worker
@@ -35,6 +37,14 @@ PACKAGES = ("torch", "torchviz", "graphviz", "matplotlib", "numpy")  # their ver
 TIMEOUT = 600  # seconds a snippet may run
 OUTPUT_LIMIT = 20_000  # characters of printed output kept
 log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build log shows it
+
+
+class Fingerprint(TypedDict):
+    """What besides a snippet's own files decides its output (`fingerprint`)."""
+    engine: str
+    python: str
+    packages: dict[str, str | None]  # None: not installed
+    gpu: bool
 
 
 @dataclass
@@ -46,16 +56,18 @@ class Result:
     error: Failure | None = None
     deps: list[Path] = field(default_factory=list)  # the project files it imported or read
 
-    def select(self, first=None, last=None):
+    def select(self, first: int | None = None, last: int | None = None) -> list[dict[str, Any]]:
         """The nbformat outputs of lines first..last (all of them when no range)."""
-        return [i["output"] for i in self.outputs
-                if first is None or (i["line"] is not None and first <= i["line"] <= last)]
+        if first is None:
+            return [i["output"] for i in self.outputs]
+        assert last is not None, "a range has both ends"
+        return [i["output"] for i in self.outputs if i["line"] is not None and first <= i["line"] <= last]
 
     @property
-    def stdout(self):
+    def stdout(self) -> str:
         return "".join(o["text"] for o in self.select() if o.get("name") == "stdout")
 
-    def describe(self):
+    def describe(self) -> str:
         """file:line: Type: message, and the traceback."""
         err = self.error
         assert err is not None, "a run that failed"
@@ -68,13 +80,13 @@ class Result:
 class SnippetError(Exception):
     """A snippet failed: the message names the file, the line and the error."""
 
-    def __init__(self, result):
+    def __init__(self, result: Result) -> None:
         self.result = result
         super().__init__(result.describe())
 
 
 @functools.cache
-def fingerprint(packages=PACKAGES):
+def fingerprint(packages: tuple[str, ...] = PACKAGES) -> Fingerprint:
     """What besides the snippet's own files decides its output."""
     versions: dict[str, str | None] = {}
     for name in packages:
@@ -86,7 +98,7 @@ def fingerprint(packages=PACKAGES):
     return {"engine": engine_digest(), "python": platform.python_version(), "packages": versions, "gpu": gpu}
 
 
-def well_formed(data):
+def well_formed(data: Any) -> bool:
     """A cache entry of the shape store() writes; the types, not only the keys."""
     error, number, line = data["error"], (int, float), (int, type(None))
     return (isinstance(data["path"], str) and isinstance(data["seconds"], number)
@@ -99,7 +111,7 @@ def well_formed(data):
                     for i in data["outputs"]))
 
 
-def sha256(path):
+def sha256(path: str | os.PathLike[str]) -> str | None:
     """Digest of a file's bytes; None for a file that does not exist."""
     path = Path(path)
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
@@ -112,11 +124,12 @@ class WorkerDied(Exception):
 class Worker:
     """The warm process that forks one child per snippet (worker.py)."""
 
-    def __init__(self, preload=PRELOAD):
-        self.proc, self.preload = None, preload
+    def __init__(self, preload: tuple[str, ...] = PRELOAD) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        self.preload = preload
         self.lock = threading.Lock()
 
-    def start(self):
+    def start(self) -> subprocess.Popen[str]:
         """The worker, started. A session of its own: Ctrl-C in the terminal reaches MkDocs, which
         stops the worker."""
         self.proc = subprocess.Popen(
@@ -125,7 +138,7 @@ class Worker:
         )
         return self.proc
 
-    def run(self, request, name):
+    def run(self, request: Request, name: str) -> Reply:
         """The worker's reply; WorkerDied when it exits while running the snippet."""
         with self.lock:
             proc = self.proc if self.proc is not None and self.proc.poll() is None else self.start()
@@ -138,26 +151,27 @@ class Worker:
             while line := proc.stdout.readline():
                 message = json.loads(line)
                 if "running" not in message:
-                    return message
+                    return cast(Reply, message)
                 log.info(f"snippet {name} still running after {message['running']} s")
             self.close()
             raise WorkerDied
 
-    def terminate(self):
+    def terminate(self) -> None:
         """Stop the worker from another thread than the one that waits on it (which then sees
         it die); the worker kills the snippet it runs on SIGTERM."""
         proc = self.proc
         if proc is not None and proc.poll() is None:
             proc.terminate()
 
-    def close(self):
+    def close(self) -> None:
         """Stop the worker and the snippet it runs: closing its stdin is the signal."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
         for stream in (proc.stdin, proc.stdout):
             try:
-                stream.close()
+                if stream is not None:  # pipes, as start() asks
+                    stream.close()
             except OSError:
                 pass
         try:
@@ -174,8 +188,9 @@ class Worker:
 class Runner:
     """Runs snippets under `snippets_dir` (their project is its parent) with a content cache."""
 
-    def __init__(self, snippets_dir, cache_dir=None, timeout=TIMEOUT, output_limit=OUTPUT_LIMIT, preload=PRELOAD,
-                 packages=PACKAGES, workers=1):
+    def __init__(self, snippets_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str] | None = None,
+                 timeout: float = TIMEOUT, output_limit: int = OUTPUT_LIMIT, preload: Iterable[str] = PRELOAD,
+                 packages: Iterable[str] = PACKAGES, workers: int = 1) -> None:
         self.root = Path(snippets_dir).resolve()
         self.project = self.root.parent  # dependencies may live anywhere in it (data files)
         self.cache = CacheFolder(Path(cache_dir) if cache_dir else None)
@@ -187,7 +202,7 @@ class Runner:
         self.heartbeat = 30  # seconds between "still running" lines in the log
         self.stopping = False  # set when a run is interrupted: no worker starts again
 
-    def run(self, path, steps=False):
+    def run(self, path: str | os.PathLike[str], steps: bool = False) -> Result:
         """Run one snippet (or take it from the cache); never raises for the snippet's failures.
         `steps`: record each backward() it calls, for a step-through (worker.py)."""
         path = Path(path).resolve()
@@ -202,7 +217,7 @@ class Runner:
             self.store(key, result)
         return result
 
-    def run_all(self, items):
+    def run_all(self, items: Iterable[tuple[Path, bool]]) -> list[Result]:
         """Run snippets, [(path, steps)], as run() does, as many at once as there are workers;
         the results in the same order. Each runs alone in a child of its own, so its output is
         what a run on its own gives."""
@@ -217,19 +232,19 @@ class Runner:
         finally:
             pool.shutdown(cancel_futures=True)
 
-    def run_code(self, code, cwd=None):
+    def run_code(self, code: str, cwd: str | os.PathLike[str] | None = None) -> Result:
         """Run `code` as `python -c code` would in an empty folder, or in `cwd` (never cached)."""
         return self.run_uncached({"code": code, **({"cwd": str(cwd)} if cwd else {})}, Path("<string>"), "python -c")
 
-    def run_in_place(self, path):
+    def run_in_place(self, path: str | os.PathLike[str]) -> Result:
         """Run a file as `cd its/folder && python file.py` would (never cached)."""
         path = Path(path).resolve()
         return self.run_uncached({"path": str(path), "cwd": str(path.parent)}, path, path.name)
 
-    def run_uncached(self, request, path, name):
+    def run_uncached(self, request: Request, path: Path, name: str) -> Result:
         """Run a request in the worker; a worker that dies is started again once."""
-        request.update(root=str(self.project), timeout=self.timeout, heartbeat=self.heartbeat,
-                       output_limit=self.output_limit)
+        request.update({"root": str(self.project), "timeout": self.timeout, "heartbeat": self.heartbeat,
+                        "output_limit": self.output_limit})
         worker = self.idle.get()
         try:
             reply = worker.run(request, name)
@@ -247,15 +262,15 @@ class Runner:
             self.idle.put(worker)
         return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], [Path(d) for d in reply["deps"]])
 
-    def close(self):
+    def close(self) -> None:
         for worker in self.workers:
             worker.close()
 
-    def key(self, path, steps=False):
+    def key(self, path: Path, steps: bool = False) -> str:
         relative = path.relative_to(self.root).as_posix()
         return key(relative, sha256(path), fingerprint(self.packages), steps, self.output_limit)
 
-    def load(self, key):
+    def load(self, key: str) -> Result | None:
         """The cached result, or None: a missing, corrupt, ill-formed or outdated entry is a miss."""
         try:
             data = self.cache.get(key)
@@ -271,12 +286,12 @@ class Runner:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
-    def store(self, key, result):
+    def store(self, key: str, result: Result) -> None:
         deps = {Path(d).relative_to(self.project).as_posix(): sha256(d) for d in result.deps}
         data = {"path": result.path.relative_to(self.root).as_posix(), "deps": deps, "outputs": result.outputs,
                 "seconds": result.seconds, "error": result.error, "timeout": self.timeout}
         self.cache.put(key, data)
 
-    def prune(self):
+    def prune(self) -> None:
         """Delete cache entries that were not used since the last prune."""
         self.cache.prune()

@@ -20,6 +20,28 @@ class LineOutput(TypedDict):
     output: dict[str, Any]
 
 
+class Request(TypedDict, total=False):
+    """What the runner asks the worker to run: a file ("path") or code ("code"), and how. The
+    runner fills in root, timeout, heartbeat and output_limit for every request."""
+    path: str
+    code: str  # run as `python -c code` would
+    cwd: str  # the folder to run in, rather than a scratch one
+    steps: bool  # record each backward() the snippet calls
+    root: str  # the project folder: files under it that a snippet imports or reads are its dependencies
+    timeout: float
+    heartbeat: float
+    output_limit: int
+
+
+class Reply(TypedDict):
+    """What a snippet's run gives, as the worker replies it: its outputs, how long it ran, the
+    project files it imported or read, and how it failed (None: it did not)."""
+    outputs: list[LineOutput]
+    seconds: float
+    deps: list[str]
+    error: Failure | None
+
+
 def failure(kind: str, message: str, line: int | None = None, where: str | None = None,
             traceback: str = "") -> Failure:
     return {"type": kind, "message": message, "line": line, "where": where, "traceback": traceback}

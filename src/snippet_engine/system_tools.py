@@ -23,19 +23,19 @@ TOOLS = {
 }
 
 
-def chromium():
+def chromium() -> str | None:
     """The browser the tests drive: $CHROMIUM, else `chromium` on PATH (None when missing)."""
     return os.environ.get("CHROMIUM") or shutil.which("chromium")
 
 
-def check_dot():
+def check_dot() -> None:
     if shutil.which("dot") is None:
         from mkdocs.exceptions import PluginError
 
         raise PluginError(TOOLS["dot"][1])
 
 
-def install(programs):
+def install(programs: list[str]) -> int:
     missing = [p for p in programs if not (chromium() if p == "chromium" else shutil.which(p))]
     if missing and os.geteuid() == 0 and shutil.which("apt-get"):
         print(f"Installing {', '.join(TOOLS[p][0] for p in missing)} with apt-get ...", flush=True)

@@ -50,9 +50,10 @@ import threading
 import time
 import traceback
 import types
+from typing import IO, Any, BinaryIO, NoReturn, cast
 
 from snippet_engine import scrapers
-from snippet_engine.shapes import failure
+from snippet_engine.shapes import Failure, LineOutput, Reply, Request, failure
 
 PR_SET_CHILD_SUBREAPER = 36  # prctl's option, from <linux/prctl.h>
 ENGINE = os.path.dirname(__file__) + os.sep  # its files: in every cache key, in no traceback
@@ -63,16 +64,16 @@ class SnippetTimeout(BaseException):
     """Raised inside a snippet that ran past its time (BaseException: `except Exception` cannot hide it)."""
 
 
-def is_local(filename, root):
+def is_local(filename: str, root: str) -> bool:
     """A project file: under root, but not part of the installed packages."""
     return filename.startswith(root + os.sep) and not filename.startswith(sys.prefix + os.sep)
 
 
-def watch_reads(root, workdir):
+def watch_reads(root: str, workdir: str) -> set[str]:
     """Collect the project files a snippet opens for reading (data it loads)."""
-    reads = set()
+    reads: set[str] = set()
 
-    def hook(event, args):
+    def hook(event: str, args: tuple[Any, ...]) -> None:
         if event == "open" and isinstance(args[0], (str, os.PathLike)) and not set(args[1] or "r") & set("wax+"):
             name = os.path.abspath(os.fspath(args[0]))
             if is_local(name, root) and not name.startswith(workdir) and not name.endswith(".pyc"):
@@ -82,7 +83,7 @@ def watch_reads(root, workdir):
     return reads
 
 
-def local_deps(path, root, reads):
+def local_deps(path: str, root: str, reads: set[str]) -> list[str]:
     """Project files this snippet imported or tried to open, besides itself. A file
     that did not exist is one too: the output changes when it appears."""
     modules = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
@@ -90,7 +91,8 @@ def local_deps(path, root, reads):
     return sorted(f for f in files if f != path and is_local(f, root) and not f.startswith(ENGINE))
 
 
-def error_report(exc, path, root, frames=None):
+def error_report(exc: BaseException, path: str, root: str,
+                 frames: list[traceback.FrameSummary] | None = None) -> Failure:
     """The error of an exception; `frames` in place of its traceback's (a stack)."""
     if isinstance(exc, SyntaxError) and exc.filename == path:
         text = "".join(traceback.format_exception_only(type(exc), exc))
@@ -106,14 +108,14 @@ def error_report(exc, path, root, frames=None):
                    f"{ours[-1].filename}:{ours[-1].lineno}" if ours else None, text)
 
 
-def exit_error(code):
+def exit_error(code: int) -> Failure:
     return failure("SystemExit", f"the snippet exited with status {code}")
 
 
-def still_running(timeout, path):
+def still_running(timeout: float, path: str) -> Failure:
     """The error of a snippet whose code ended but whose threads or processes did not: plain
     Python would wait for them."""
-    frames, left, line = sys._current_frames(), [], None
+    frames, left, line = sys._current_frames(), list[str](), None
     for thread in threading.enumerate():
         frame = frames.get(thread.ident or 0)  # none for a thread that has just ended
         if not thread.daemon and thread is not threading.current_thread() and frame:
@@ -126,17 +128,17 @@ def still_running(timeout, path):
                    f"it started had not ended within the {timeout} s timeout (plain Python waits for it)", line)
 
 
-def recording(steps, path):
+def recording(steps: bool | None, path: str) -> contextlib.AbstractContextManager[object]:
     """Around a snippet whose page asks for a step-through: each backward() it calls is
     recorded from the engine and displayed (autograd_steps.recorded); the snippet stays plain."""
     if not steps:
         return contextlib.nullcontext()
-    from autograd_steps import recording as steps
+    from autograd_steps.recording import recorded
 
-    return steps.recorded(path)
+    return recorded(path)
 
 
-def run_child(request, private, workdir):
+def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     """Runs in the forked child: execute the snippet, write the reply, exit. A request
     with "code" instead of a file runs it as `python -c code` would."""
     code = request.get("code")
@@ -160,24 +162,26 @@ def run_child(request, private, workdir):
     start = time.perf_counter()
     real_exit = os._exit
 
-    def finish(error):
-        reply = {"error": error, "seconds": time.perf_counter() - start}
+    def finish(error: Failure | None) -> None:
+        seconds = time.perf_counter() - start
         signal.setitimer(signal.ITIMER_REAL, 0)
         sys.stdout.flush()
         sys.stderr.flush()
-        reply.update(outputs=capture.finish(), deps=local_deps(path, root, reads))
+        reply: Reply = {"error": error, "seconds": seconds, "outputs": capture.finish(),
+                        "deps": local_deps(path, root, reads)}
         tmp = os.path.join(private, "reply.tmp")
         with open(tmp, "w", encoding="utf-8", errors="replace") as f:  # a lone surrogate (in an error) as "?"
             json.dump(reply, f, ensure_ascii=False)
         os.replace(tmp, os.path.join(private, "reply.json"))
 
-    def exit_now(code):  # os._exit skips atexit and finally, as in plain Python; the output is kept
-        finish(None if code == 0 else exit_error(code))
-        real_exit(code)
+    def exit_now(status: int) -> NoReturn:  # os._exit skips atexit and finally, as in plain Python; the output is kept
+        finish(None if status == 0 else exit_error(status))
+        real_exit(status)
 
-    error, ended, timed_out = None, False, False
+    error: Failure | None = None
+    ended = timed_out = False
 
-    def time_is_up(signum, frame):
+    def time_is_up(signum: int, frame: types.FrameType | None) -> None:
         nonlocal timed_out
         if ended:  # its code is done; a thread or process it started is not
             finish(error or still_running(request["timeout"], path))
@@ -215,7 +219,7 @@ def run_child(request, private, workdir):
     real_exit(0)
 
 
-def wait_for(pid, request, stdin, protocol):
+def wait_for(pid: int, request: Request, stdin: BinaryIO, protocol: IO[str]) -> int | None:
     """The child's exit status; None when the worker's own stdin closed first."""
     start, timeout, heartbeat = time.monotonic(), request["timeout"], request["heartbeat"]
     pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
@@ -242,20 +246,20 @@ def wait_for(pid, request, stdin, protocol):
             os.close(pidfd)
 
 
-def describe_status(status):
+def describe_status(status: int) -> str:
     if os.WIFSIGNALED(status):
         return f"killed by signal {os.WTERMSIG(status)} ({signal.Signals(os.WTERMSIG(status)).name})"
     return f"exit status {os.WEXITSTATUS(status)}"
 
 
-def kill_group(pid):
+def kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
 
 
-def kill_orphans():
+def kill_orphans() -> None:
     """Kill the processes a snippet started outside its group (`start_new_session=True`): they
     come to the worker, their subreaper, when their parent ends, and theirs in turn."""
     while children := orphans():
@@ -265,7 +269,7 @@ def kill_orphans():
                 os.waitpid(pid, 0)
 
 
-def orphans():
+def orphans() -> list[int]:
     """The worker's children, once the snippet's has ended (Linux: read from /proc)."""
     found = []
     for pid in os.listdir("/proc") if os.path.isdir("/proc") else []:
@@ -275,7 +279,7 @@ def orphans():
     return found
 
 
-def run(request, stdin, protocol):
+def run(request: Request, stdin: BinaryIO, protocol: IO[str]) -> Reply | None:
     """Run one snippet in a forked child; None when the worker must stop."""
     private = tempfile.mkdtemp(prefix="snippet-capture-")
     workdir = request.get("cwd") or tempfile.mkdtemp(prefix="snippet-")
@@ -302,7 +306,7 @@ def run(request, stdin, protocol):
         reply_file = os.path.join(private, "reply.json")
         if os.path.exists(reply_file):
             with open(reply_file, encoding="utf-8") as f:
-                return json.load(f)
+                return cast(Reply, json.load(f))
         return died(private, request, status, time.monotonic() - start)
     finally:
         if pid:
@@ -315,11 +319,11 @@ def run(request, stdin, protocol):
             shutil.rmtree(workdir, ignore_errors=True)
 
 
-def died(private, request, status, seconds):
+def died(private: str, request: Request, status: int, seconds: float) -> Reply:
     """A child that ended without a reply: killed, crashed, or stopped past its timeout. Killed
     before that from outside (the out-of-memory killer), it is a SnippetKilled, which is not cached.
     What it printed and flushed is kept; faulthandler's report of a crash names its line."""
-    def read(*names):
+    def read(*names: str) -> str:
         text = b""
         for name in names:
             with contextlib.suppress(FileNotFoundError), open(os.path.join(private, name), "rb") as f:
@@ -336,12 +340,12 @@ def died(private, request, status, seconds):
     path = request.get("path", "<string>")
     found = re.search(rf'File "{re.escape(path)}", line (\d+)', report.partition("\nCurrent thread ")[2])
     line = int(found[1]) if found else None
-    outputs = [{"line": line, "output": {"output_type": "stream", "name": "stdout", "text": printed}}] if printed else []
+    outputs: list[LineOutput] = [{"line": line, "output": {"output_type": "stream", "name": "stdout", "text": printed}}] if printed else []
     return {"outputs": outputs, "seconds": seconds, "deps": [],
             "error": failure(kind, f"the snippet process died ({how})", line, traceback=report[-4000:])}
 
 
-def main():
+def main() -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
     for name in sys.argv[1:]:
         importlib.import_module(name)  # once, so that every child starts warm
