@@ -6,8 +6,10 @@ import json
 import logging
 import os
 import re
+import signal
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -94,6 +96,7 @@ def test_a_loop_that_swallows_the_timeout_is_stopped_with_its_output_and_line(en
     path = snippet(tmp_path, "swallow.py", """\
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 print("looping")
 while True:
     try:
@@ -122,6 +125,29 @@ print(own.pid)
     time.sleep(0.5)
     assert not [pid for pid in pids if os.path.exists(f"/proc/{pid}")], "killed and reaped"
     assert healthy(engine, tmp_path)
+
+
+def test_a_worker_killed_from_outside_leaves_no_snippet_running_and_no_temporary_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "snippets").mkdir()
+    first = tmp_path / "first.pid"  # the first run writes its pid and spins; the run again prints
+    path = snippet(tmp_path, "spin.py", f"import os, pathlib\nfirst = pathlib.Path({str(first)!r})\n"
+                   "if first.exists():\n    print('again')\nelse:\n    first.write_text(str(os.getpid()))\n"
+                   "    while True:\n        pass\n")
+    engine = Runner(tmp_path / "snippets", timeout=600, preload=())
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            running = pool.submit(engine.run, path)
+            while not first.exists() or not first.read_text():
+                time.sleep(0.05)
+            os.kill(engine.workers[0].proc.pid, signal.SIGKILL)
+            assert running.result(timeout=60).stdout == "again\n", "the worker is started again, once"
+        pid = int(first.read_text())
+        assert not os.path.exists(f"/proc/{pid}") or "zombie" in Path(f"/proc/{pid}/status").read_text()
+    finally:
+        engine.close()
+    assert not list((tmp_path / "tmp").iterdir()), "the workers' temporary folders are gone"
 
 
 def test_control_characters_are_shown_escaped_on_the_page(engine, tmp_path):

@@ -522,6 +522,27 @@ def test_serve_shows_a_broken_snippet_on_the_page_keeps_serving_and_recovers(pro
     assert "Aborted" not in log and "appear stuck" not in log
 
 
+def test_sigterm_stops_serve_as_ctrl_c_does_leaving_no_temporary_site_and_no_worker(project):
+    project.write("snippets/shown.py", "print('shown')\n")
+    project.write("docs/index.md", PAGE.format("shown.py"))
+    scratch = project.root / "tmp"  # where serve builds its temporary site
+    scratch.mkdir()
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+                              cwd=project.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "TMPDIR": str(scratch)})
+    try:
+        fetch_until(f"http://127.0.0.1:{port}/", "shown")
+        workers = children(server.pid)
+        assert [p.name for p in scratch.iterdir() if p.name.startswith("mkdocs_")], "serve's site is there"
+    finally:
+        server.send_signal(signal.SIGTERM)
+        status = server.wait(timeout=30)
+    assert status == 128 + signal.SIGTERM
+    assert workers and not any(map(alive, workers))
+    assert not list(scratch.iterdir()), "no temporary site or folder is left"
+
+
 def test_a_warning_repeated_in_a_row_shows_once_counted_and_again_later_by_its_first_sentence():
     from snippet_engine.pages import PageHtml
     from snippet_engine.render import outputs_html

@@ -26,6 +26,8 @@ import itertools
 import logging
 import os
 import re
+import signal
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -98,6 +100,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         self.serving = command == "serve"
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, stop)
 
     def on_config(self, config: MkDocsConfig) -> None:
         check_dot()
@@ -239,6 +243,12 @@ def with_copy_buttons(page: str) -> str:
                 f'<code id="__copy_{n}"{lines}>')
 
     return CODE_BLOCK.sub(button, page)
+
+
+def stop(signum: int, frame: object) -> None:
+    """SIGTERM stops MkDocs as Ctrl-C does, through its `finally`s: `on_shutdown` stops the
+    worker, and `mkdocs serve` removes the temporary site it serves."""
+    raise SystemExit(128 + signum)
 
 
 def keep_serving_on_errors() -> None:

@@ -18,8 +18,11 @@ import logging
 import os
 import platform
 import queue
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -126,15 +129,17 @@ class Worker:
 
     def __init__(self, preload: tuple[str, ...] = PRELOAD) -> None:
         self.proc: subprocess.Popen[str] | None = None
+        self.tmp: str | None = None  # the worker's temporary folder, and its snippets'
         self.preload = preload
         self.lock = threading.Lock()
 
     def start(self) -> subprocess.Popen[str]:
         """The worker, started. A session of its own: Ctrl-C in the terminal reaches MkDocs, which
-        stops the worker."""
+        stops the worker; and a folder of its own for temporary files, removed with it."""
+        self.tmp = tempfile.mkdtemp(prefix="snippet-worker-")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "snippet_engine.worker", *self.preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            text=True, env={**os.environ, "MPLBACKEND": "Agg"}, start_new_session=True,
+            text=True, env={**os.environ, "MPLBACKEND": "Agg", "TMPDIR": self.tmp}, start_new_session=True,
         )
         return self.proc
 
@@ -183,6 +188,19 @@ class Worker:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        kill_session(proc.pid)  # a worker killed from outside leaves its snippet running
+        if self.tmp:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def kill_session(sid: int) -> None:
+    """Kill every process left in the session `sid` (a worker's: its snippet, what that started)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rpartition(")")[2].split()[3]) == sid:  # after "pid (name)": the session
+                os.kill(int(stat.parent.name), signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            pass  # it has ended, or it is not ours to kill
 
 
 class Runner:
