@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -205,8 +206,8 @@ def jupyterlab(tmp_path):
            "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "ws"),
            "IPYTHONDIR": str(tmp_path / "ipython")}
     log = open(tmp_path / "jupyterlab.log", "w")
-    server = subprocess.Popen([sys.executable, "-m", "jupyterlab"], env=env, cwd=work, stdout=log,
-                              stderr=subprocess.STDOUT)
+    server = subprocess.Popen([sys.executable, "-m", "jupyterlab"], env=env, cwd=work, stdin=subprocess.DEVNULL,
+                              stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(600):
@@ -220,9 +221,18 @@ def jupyterlab(tmp_path):
     finally:
         kernels = children(server.pid)
         server.terminate()
-        server.wait(timeout=60)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()  # the test fails below, and leaves nothing running
+            server.wait()
+        left = [pid for pid in kernels if Path(f"/proc/{pid}").exists()]
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         log.close()
-    assert not [pid for pid in kernels if Path(f"/proc/{pid}").exists()], "the server stopped its kernels"
+    assert server.returncode != -signal.SIGKILL, "the server stopped when asked to"
+    assert not left, "the server stopped its kernels"
 
 
 def children(pid):
@@ -300,6 +310,9 @@ def test_a_saved_notebook_opened_in_jupyterlab_shows_the_table(jupyterlab, brows
     nbformat.write(executed, work / "saved.ipynb")
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     page.goto(f"{url}/lab/tree/saved.ipynb")
+    page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                           " && window.jupyterapp.shell.currentWidget.sessionContext")
+    page.evaluate("window.jupyterapp.shell.currentWidget.sessionContext.ready")  # its kernel started: stoppable
     table = page.locator(".jp-OutputArea-output .snippet-steps__table")
     table.locator("tbody tr").first.wait_for(timeout=120_000)
     rows = [row.locator("td").all_inner_texts() for row in table.locator("tbody tr").all()]
