@@ -522,6 +522,29 @@ def test_serve_shows_a_broken_snippet_on_the_page_keeps_serving_and_recovers(pro
     assert "Aborted" not in log and "appear stuck" not in log
 
 
+def test_serve_shows_a_slow_snippet_as_running_and_its_output_when_it_ends(project):
+    """A request never waits for a snippet: the snippet here ends only when the test says so."""
+    go = project.root / "go"
+    project.write("snippets/slow.py", f"import pathlib, time\nwhile not pathlib.Path({str(go)!r}).exists():\n"
+                  "    time.sleep(0.1)\nprint('slow', 'done')\n")
+    project.write("snippets/quick.py", "print('quick', 'done')\n")
+    project.write("docs/index.md", PAGE.format("quick.py") + "\n" + PAGE.format("slow.py").partition("\n")[2])
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+                              cwd=project.root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        page = fetch_until(url, "quick done")
+        assert "slow.py is still running" in page and "slow done" not in page
+        go.touch()
+        assert "still running" not in fetch_until(url, "slow done")
+    finally:
+        server.send_signal(signal.SIGINT)
+        log = server.communicate(timeout=30)[1]
+    assert "Aborted" not in log and "ERROR" not in log
+
+
 def test_sigterm_stops_serve_as_ctrl_c_does_leaving_no_temporary_site_and_no_worker(project):
     project.write("snippets/shown.py", "print('shown')\n")
     project.write("docs/index.md", PAGE.format("shown.py"))

@@ -7,6 +7,8 @@ The plugin (plugin.py) makes a `Build` for every build and hands it MkDocs's eve
 import functools
 import logging
 import platform
+from concurrent.futures import Future
+from concurrent.futures import wait as wait_for
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
@@ -33,6 +35,7 @@ class Snippet:
     project: Path
     cache: PageCache
     made: bool = False  # programs were made that the cache does not have yet
+    running: bool = False  # still running (`mkdocs serve`): no outputs yet
 
     @functools.cached_property
     def source(self) -> standalone.Source:
@@ -63,7 +66,7 @@ class Snippet:
         return standalone.Program(*self.programs[entry])
 
     def save(self) -> None:
-        if self.made:
+        if self.made and not self.running:
             self.cache.put(self.key, self.programs)
 
 
@@ -75,6 +78,7 @@ class Build:
     snippets_dir: Path
     snippets_url: str  # where the site serves the snippets as downloads
     notebooks_dir: str
+    wait: float | None = None  # seconds to wait for snippets (`mkdocs serve`); None: until they end
     chapters: dict[str, Chapter] = field(default_factory=dict)
     snippets: dict[Path, Snippet] = field(default_factory=dict)
     failures: dict[object, str] = field(default_factory=dict)  # each logged once, listed at the end
@@ -83,6 +87,7 @@ class Build:
     notebook_pages: set[str] = field(default_factory=set)
     environment: str = ""
     names: api_links.Names | None = None
+    running: list[Future[Result]] = field(default_factory=list)  # the runs the pages show as running
 
     def __post_init__(self) -> None:
         self.cache = PageCache(self.cache_dir / "pages")
@@ -104,6 +109,9 @@ class Build:
     def program(self, path: Path, first: int | None = None, last: int | None = None,
                 as_file: bool = False) -> standalone.Program:
         return self.snippet(path).program(first, last, as_file)
+
+    def is_running(self, path: Path) -> bool:
+        return self.snippet(path).running
 
     def failure(self, chapter: Chapter, include: Include) -> str | None:
         return self.failures.get((chapter.src_uri, include.file, include.problem))
@@ -136,8 +144,7 @@ class Build:
         # Every snippet a page includes, and every file a download is made of, run at once.
         included = {i.path for c in self.chapters.values() for i in c.snippets}
         paths = sorted(included | set(self.snippets_dir.rglob("*.py")))
-        for path, result in zip(paths, self.runner.run_all([(p, p in recorded) for p in paths])):
-            self.snippets[path] = Snippet(path, result, self.project, self.cache)
+        self.run([(p, p in recorded) for p in paths])
         for file in documents:
             chapter = self.chapters[file.src_uri]
             if chapter.blocks:
@@ -157,6 +164,22 @@ class Build:
         self.names = api_links.Names(self.cache, found["packages"]["torch"], self.runner)
         files.append(File.generated(config, BUNDLE, content=standalone.bundle(programs, found["packages"],
                                                                             self.environment)))
+
+    def run(self, items: list[tuple[Path, bool]]) -> None:
+        """Run snippets, [(path, steps)], all at once. With `wait`, a snippet still running after
+        that many seconds (or started by an earlier build) is shown as running: `running` holds
+        its run."""
+        results: list[Result | None]
+        if self.wait is None:
+            results = list(self.runner.run_all(items))
+        else:
+            started = [self.runner.start(*item) for item in items]
+            wait_for([future for future, now in started if now], timeout=self.wait)
+            self.running = [future for future, _ in started if not future.done()]
+            results = [future.result() if future.done() else None for future, _ in started]
+        for (path, _), result in zip(items, results):
+            running = Result(path, [], 0.0, False)  # no outputs yet
+            self.snippets[path] = Snippet(path, result or running, self.project, self.cache, running=not result)
 
     def check(self, chapter: Chapter) -> None:
         """Log each failure of the chapter's snippets once, naming page, file and line."""

@@ -82,6 +82,7 @@ class Build(Protocol):
     def result(self, path: Path) -> Result: ...
     def program(self, path: Path, first: int | None = None, last: int | None = None) -> Program: ...
     def failure(self, chapter: Chapter, include: Include) -> str | None: ...
+    def is_running(self, path: Path) -> bool: ...
     def highlighted(self, code: str) -> str: ...
 
 
@@ -123,6 +124,8 @@ def block_markdown(chapter: Chapter, block: Block, build: Build, page: PageHtml)
         parts.append(indent + page.marker(render.outputs_html(outputs, page, shown)))
     if failures:
         parts.append(indent + page.marker(render.error_block("This snippet failed", "\n\n".join(failures))))
+    if running := [i.file for i in snippets if build.is_running(i.path)]:
+        parts.append(indent + page.marker(render.running_block(running)))
     return "\n\n".join(parts) + "\n"  # a marker is a paragraph of its own, even when prose follows the fence
 
 

@@ -28,6 +28,7 @@ import os
 import re
 import signal
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -83,6 +84,9 @@ class SnippetsConfig(base.Config):
     """Where chapters' notebooks and their pages go in the site."""
     api_reference = c.Type(str, default="https://docs.pytorch.org/docs/stable/")
     """The PyTorch reference that torch names in prose link to (api_links.py)."""
+    serve_wait = c.Type(int, default=5)
+    """Under `mkdocs serve`, seconds a rebuild waits for a snippet; then the pages show it as
+    running, and the site is rebuilt when it ends (a browser waits for the rebuild)."""
 
     def runner_settings(self, project: Path) -> Settings:
         """`Runner`'s arguments, for the project whose mkdocs.yml these settings are of."""
@@ -107,6 +111,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         check_dot()
         self.project = Path(config.config_file_path).resolve().parent
         self.snippets = self.project / self.config.snippets_dir
+        self.ran = self.project / self.config.cache_dir / "serve-ran"  # its change rebuilds the site
         settings = self.config.runner_settings(self.project)
         if settings != self.settings:
             if self.settings:
@@ -125,6 +130,9 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig,
                  builder: Callable[..., Any]) -> LiveReloadServer:
         server.watch(str(self.snippets))
+        self.ran.parent.mkdir(parents=True, exist_ok=True)
+        self.ran.touch()
+        server.watch(str(self.ran))  # written when a snippet the pages show as running ends
         for folder in sorted({Path(d).parent for s in self.build.snippets.values() for d in s.result.deps}):
             if folder.is_dir() and not folder.is_relative_to(self.snippets):
                 server.watch(str(folder))  # data files snippets read (bench/results)
@@ -132,8 +140,11 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self.build = Build(self.runner, self.project, self.project / self.config.cache_dir, self.snippets,
-                           self.config.snippets_dir, self.config.notebooks_dir)
+                           self.config.snippets_dir, self.config.notebooks_dir,
+                           wait=self.config.serve_wait if self.serving else None)
         self.build.files(files, config)
+        for future in self.build.running:
+            future.add_done_callback(lambda _: self.ran.write_text(str(time.time())))
         steps = Path(__file__).parent.parent / "autograd_steps"  # the step-through: recorder, viewer
         files.append(File.generated(config, RECORDER, abs_src_path=str(steps / "recording.py")))
         assets = steps / "assets"

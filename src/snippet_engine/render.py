@@ -147,6 +147,13 @@ def steps_block(out, site, block):
     return site.after_search(steps_view.viewer(steps, safe_svg(steps["svg"]), block))
 
 
+def running_block(files):
+    """Under a block whose snippet `mkdocs serve` runs in the background."""
+    return ('<div class="admonition info snippet-running"><p class="admonition-title">Still running</p>'
+            f"<p>{html.escape(', '.join(files))} is still running: the page reloads with its output "
+            "when it ends.</p></div>")
+
+
 def error_block(title, message):
     return (f'<div class="admonition failure snippet-error"><p class="admonition-title">'
             f'{html.escape(title)}</p><pre><code>{escaped(message)}</code></pre></div>')

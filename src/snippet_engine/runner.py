@@ -25,7 +25,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -219,6 +219,9 @@ class Runner:
             self.idle.put(worker)
         self.heartbeat = 30  # seconds between "still running" lines in the log
         self.stopping = False  # set when a run is interrupted: no worker starts again
+        self.pool = ThreadPoolExecutor(len(self.workers))  # a thread waits on each running snippet
+        self.running: dict[tuple[Path, bool], Future[Result]] = {}
+        self.lock = threading.Lock()
 
     def run(self, path: str | os.PathLike[str], steps: bool = False) -> Result:
         """Run one snippet (or take it from the cache); never raises for the snippet's failures.
@@ -239,16 +242,26 @@ class Runner:
         """Run snippets, [(path, steps)], as run() does, as many at once as there are workers;
         the results in the same order. Each runs alone in a child of its own, so its output is
         what a run on its own gives."""
-        pool = ThreadPoolExecutor(len(self.workers))
+        futures = [self.start(*item)[0] for item in items]
         try:
-            return list(pool.map(lambda item: self.run(*item), items))
+            return [future.result() for future in futures]
         except BaseException:  # Ctrl-C: stop the snippets that run, then the threads that wait on them
             self.stopping = True
             for worker in self.workers:
                 worker.terminate()
+            for future in futures:
+                future.cancel()
             raise
-        finally:
-            pool.shutdown(cancel_futures=True)
+
+    def start(self, path: Path, steps: bool = False) -> tuple[Future[Result], bool]:
+        """run() in the background: its future, and whether it started now. A snippet that is
+        running already (`mkdocs serve` rebuilt while it ran) is not started a second time."""
+        with self.lock:
+            future = self.running.get((path, steps))
+            if future is not None and not future.done():
+                return future, False
+            future = self.running[(path, steps)] = self.pool.submit(self.run, path, steps)
+            return future, True
 
     def run_code(self, code: str, cwd: str | os.PathLike[str] | None = None) -> Result:
         """Run `code` as `python -c code` would in an empty folder, or in `cwd` (never cached)."""
@@ -281,8 +294,17 @@ class Runner:
         return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], [Path(d) for d in reply["deps"]])
 
     def close(self) -> None:
+        """Stop the workers and the snippets they run (`mkdocs serve` may be running one in the
+        background); the runner starts them again when it is used again."""
+        self.stopping = True  # a worker stopped now is not started again for the snippet it ran
+        for future in self.running.values():
+            future.cancel()
+        for worker in self.workers:
+            worker.terminate()
+        wait(list(self.running.values()))
         for worker in self.workers:
             worker.close()
+        self.running, self.stopping = {}, False
 
     def key(self, path: Path, steps: bool = False) -> str:
         relative = path.relative_to(self.root).as_posix()
