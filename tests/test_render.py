@@ -1,0 +1,50 @@
+"""render.py in-process: each kind of output as the HTML under a block."""
+
+import pytest
+
+from snippet_engine import render
+from snippet_engine.pages import PageHtml
+from snippet_engine.scrapers import GRAPH
+
+SVG = ('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+       'width="30pt" height="15pt"><style>.a{fill:red}</style><defs><path id="glyph" d="M0 0"/></defs>'
+       '<use xlink:href="#glyph" class="a" onclick="alert(1)"/><a xlink:href="javascript:alert(2)"><text>t</text></a>'
+       '<a href="https://example.org/"><text>web</text></a></svg>')
+
+
+def stream(text, name="stdout"):
+    return {"output_type": "stream", "name": name, "text": text}
+
+
+def test_prints_in_a_row_are_one_block_and_each_stream_its_own():
+    html = render.outputs_html([stream("a\n"), stream("b\n"), stream("c\n", "stderr")], PageHtml("p/", {}))
+    assert html.count("snippet-output") == 2
+    assert "<code>a\nb</code>" in html and "Printed to stderr" in html
+
+
+def test_a_figure_is_a_file_of_the_site_its_own_ids_and_styles_kept_its_scripts_and_script_links_removed():
+    assets: dict[str, bytes] = {}
+    html = render.outputs_html([{"output_type": "display_data", "data": {"image/svg+xml": SVG, "text/plain": "A plot"}}],
+                               PageHtml("chapter/", assets))
+    ((name, data),) = assets.items()
+    assert f'src="../assets/snippet-outputs/{name}"' in html and 'alt="A plot"' in html
+    assert 'width="40" height="20"' in html, "points as CSS pixels"
+    svg = data.decode()
+    assert 'id="glyph"' in svg and "<style>" in svg and "#glyph" in svg
+    assert "onclick" not in svg and "javascript" not in svg and "https://example.org/" in svg
+
+
+def test_a_graph_is_inlined_without_ids_or_styles_with_its_nodes_as_a_list():
+    graph = {"nodes": ["a", "b"], "backward": [{"text": "b", "children": [{"text": "a", "children": []}]}]}
+    assets: dict[str, bytes] = {}
+    html = render.outputs_html([{"output_type": "display_data", "data": {"image/svg+xml": SVG, GRAPH: graph}}],
+                               PageHtml("p/", assets))
+    (svg,) = assets.values()
+    assert b'id="' not in svg and b"<style" not in svg and b"class=" not in svg
+    assert "Computation graph with 2 nodes" in html and "<ul><li>b<ul><li>a</li></ul></li></ul>" in html
+
+
+def test_an_output_of_no_known_kind_is_an_error_not_a_guess():
+    with pytest.raises(ValueError, match="no renderer"):
+        render.outputs_html([{"output_type": "display_data", "data": {"application/x-unknown": "?"}}],
+                            PageHtml("p/", {}))
