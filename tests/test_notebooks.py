@@ -181,11 +181,14 @@ def test_notebook_figures_and_graphs_carry_their_text_alternative(built_site):
     assert any(a.startswith("Plot (") for a in alts) and any(a.startswith("Computation graph with") for a in alts)
 
 
-def test_a_step_through_is_a_table_of_steps_in_the_notebook(built_site):
+def test_a_step_through_is_the_sites_viewer_in_the_notebook_with_its_table_of_steps(built_site):
     notebook = nbformat.read(built_site / "notebooks" / "autograd_basics.ipynb", as_version=4)
     (cell,) = [c for c in notebook.cells if c.cell_type == "code" and "out.backward()" in c.source
                and tables(c) and "x = torch.ones(2, 2" in c.source]
-    (table,) = tables(cell)
-    assert table.startswith("<table><thead><tr><th>Step</th>") and table.count("<tr>") == 6  # header and 5 steps
-    assert "<td>MeanBackward0</td>" in table and "[[4.5, 4.5], [4.5, 4.5]]" in table
+    (viewer,) = tables(cell)
+    assert viewer.startswith('<div class="snippet-steps-host"><style>') and '<figure class="snippet-steps">' in viewer
+    assert "<script>" in viewer and "<svg" in viewer and "http" not in viewer.replace("http://www.w3.org", "")
+    table = viewer[viewer.index("<table>"):viewer.index("</table>")]
+    assert table.count("<tr>") == 6  # header and 5 steps
+    assert "MeanBackward0" in table and "[[4.5, 4.5], [4.5, 4.5]]" in table
 

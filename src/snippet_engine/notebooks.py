@@ -28,10 +28,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from autograd_steps import view
 from snippet_engine import standalone
 from snippet_engine.chapter import Chapter, Include
 from snippet_engine.runner import Result
-from snippet_engine.scrapers import GRAPH
+from snippet_engine.scrapers import GRAPH, STEPS
 from snippet_engine.shapes import LineOutput
 from snippet_engine.system_tools import TOOLS
 
@@ -169,8 +170,15 @@ def include_cell(include: Include, done: dict[Path, int], result: Result, source
 
 
 def notebook_json(cells: list[Cell], install: Cell) -> str:
-    """The .ipynb: the install cell, then the cells (without what only the page uses)."""
-    written = [install] + [{k: v for k, v in cell.items() if k != "copy"} for cell in cells]
+    """The .ipynb: the install cell, then the cells (without what only the page uses); a recorded
+    backward pass shows as the site's viewer (autograd_steps.view), its table where the notebook
+    is not trusted to run scripts."""
+    def shown(out: dict[str, Any]) -> dict[str, Any]:
+        data = out.get("data", {})
+        return {**out, "data": {**data, "text/html": view.notebook_html(data[STEPS])}} if STEPS in data else out
+
+    written = [install] + [{k: [shown(o) for o in v] if k == "outputs" else v for k, v in cell.items() if k != "copy"}
+                           for cell in cells]
     notebook = {"cells": written, "metadata": NOTEBOOK_METADATA, "nbformat": 4, "nbformat_minor": 5}
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
