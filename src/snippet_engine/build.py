@@ -17,7 +17,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.utils import get_relative_url, meta
 
-from snippet_engine import api_links, notebooks, pages, standalone
+from snippet_engine import api_links, notebooks, pages, standalone, wheel
 from snippet_engine.chapter import Chapter, Include, parse
 from snippet_engine.page_cache import PageCache, key
 from snippet_engine.runner import Fingerprint, Result, Runner, fingerprint, sha256
@@ -164,6 +164,7 @@ class Build:
         self.names = api_links.Names(self.cache, found["packages"]["torch"], self.runner)
         files.append(File.generated(config, BUNDLE, content=standalone.bundle(programs, found["packages"],
                                                                             self.environment)))
+        files.append(File.generated(config, f"downloads/{wheel.filename()}", content=wheel.wheel()))
 
     def run(self, items: list[tuple[Path, bool]]) -> None:
         """Run snippets, [(path, steps)], all at once. With `wait`, a snippet still running after
