@@ -191,6 +191,14 @@ display(Picture("<svg><g></svg>"))
     assert b"alert" not in svg and b"onload" not in svg and b'<rect id="r" width="5" height="5"' in svg
 
 
+def test_a_step_through_of_a_graph_too_big_to_show_fails_at_its_backward_line(engine, tmp_path):
+    path = snippet(tmp_path, "big.py", "import torch\n\nx = torch.ones(2, requires_grad=True)\ny = x\n"
+                   "for _ in range(400):\n    y = y * 1.0\ny.sum().backward()\nprint(x.grad)\n")
+    error = engine.run(path, steps=True).error
+    assert error["line"] == 7 and "more than a step-through shows (300)" in error["message"]
+    assert "402 nodes" in error["message"]  # 400 products, the sum and x's AccumulateGrad
+
+
 @pytest.mark.parametrize("key, value", [
     ("outputs", [{"line": "1", "output": {"output_type": "stream", "name": "stdout", "text": "x"}}]),
     ("outputs", [{"line": 1, "output": {"output_type": "stream", "name": "stdout", "text": 5}}]),

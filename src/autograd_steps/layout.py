@@ -15,6 +15,7 @@ SVG_NS = "http://www.w3.org/2000/svg"
 ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
 FILLS = {"leaf": "#dce6ff", "custom": "#ffe3cc", "op": "white"}
+MAX_NODES = 300  # more than a viewer can show legibly, and than a reader can step through
 MISSING = ("The graph needs Graphviz's dot program, which is not installed: apt install graphviz, "
            "brew install graphviz or conda install graphviz, then run the cell again.")
 

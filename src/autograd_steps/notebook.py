@@ -9,9 +9,8 @@ from collections.abc import Callable
 import torch
 
 from autograd_steps import layout, view
+from autograd_steps.layout import MAX_NODES
 from autograd_steps.recording import FRAME, STEPS, Recording, names
-
-MAX_NODES = 300  # more than a viewer can show legibly, and than a reader can step through
 
 
 def show_backward(output: torch.Tensor, gradient: torch.Tensor | None = None, *, max_nodes: int = MAX_NODES,

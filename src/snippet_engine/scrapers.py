@@ -55,7 +55,6 @@ class Capture:
         self.cut_chars = self.cut_lines = 0
         self.fd_streams = []
         self.last_line = None  # output seen after the snippet ended belongs to its last output's line
-        self.finishers = []  # work on the outputs left for after the snippet's run time is taken
 
     def current_line(self):
         """The top-level statement of the snippet that is running: output made inside
@@ -110,8 +109,6 @@ class Capture:
     def finish(self):
         """The outputs, with stream chunks joined and the cut marked."""
         self.drain()
-        for finisher in self.finishers:
-            finisher()
         items = self.items
         if self.tail:
             if self.cut_chars:
@@ -343,9 +340,12 @@ def capture_display(capture):
             if "image/svg+xml" in data:
                 check_svg(data["image/svg+xml"], f"display() was given an SVG that is not well-formed XML ({{}}) by "
                                                  f"{type(obj).__name__}")
-            if STEPS in data:  # laid out once the snippet has run: the engine's work, not the snippet's
+            if STEPS in data:  # laid out here, within the snippet's time limit
                 steps = data[STEPS] = dict(data[STEPS])
-                capture.finishers.append(lambda steps=steps: steps.update(svg=layout.svg(steps)))
+                if len(steps["nodes"]) > layout.MAX_NODES:
+                    raise ValueError(f"this backward pass has {len(steps['nodes']):,} nodes, more than a "
+                                     f"step-through shows ({layout.MAX_NODES}): record a smaller model or batch")
+                steps["svg"] = layout.svg(steps)
             capture.add({"output_type": "display_data", "metadata": {}, "data": data})
 
     vars(builtins)["display"] = display
