@@ -16,8 +16,10 @@ import yaml
 from mkdocs.config import load_config
 
 from snippet_engine.chapter import line_range, parse
+from snippet_engine.kinds.graph import GRAPH
+from snippet_engine.kinds.steps import STEPS
+from snippet_engine.kinds.warning import WARNING
 from snippet_engine.runner import Runner, SnippetError
-from snippet_engine.scrapers import GRAPH, STEPS, WARNING
 from snippet_engine.system_tools import TOOLS, chromium
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import mkdocs, sharing, snippet
 
+from snippet_engine.kinds import outputs_html
 from snippet_engine.pages import PageHtml
-from snippet_engine.render import outputs_html
 from snippet_engine.runner import Runner
 
 
@@ -154,7 +154,7 @@ def test_control_characters_are_shown_escaped_on_the_page(engine, tmp_path):
     path = snippet(tmp_path, "controls.py", r"""print("nul\x00 bell\x07 title\x1b]0;hi\x07 tab\tend")""" + "\n")
     result = engine.run(path)
     assert result.stdout == "nul\x00 bell\x07 title\x1b]0;hi\x07 tab\tend\n", "the output is what it printed"
-    page = outputs_html(result.select(), site=None)
+    page = outputs_html(result.select(), PageHtml("page/", {}))
     assert r"nul\x00 bell\x07 title\x1b]0;hi\x07 tab" + "\tend" in page
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", page)
 

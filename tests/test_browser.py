@@ -15,7 +15,7 @@ from browsing import PAGES, RENDER_EVERY_BLOCK, RENDERED, TWO_FRAMES, open_page,
 from conftest import CHAPTERS, ROOT, SNIPPETS, kind, normalised
 
 from snippet_engine.chapter import parse
-from snippet_engine.scrapers import STEPS
+from snippet_engine.kinds.steps import STEPS
 
 
 def test_the_pages_tested_one_by_one_are_the_site(urls):

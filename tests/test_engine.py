@@ -18,8 +18,8 @@ import pytest
 from bs4 import BeautifulSoup
 from conftest import SNIPPETS, graphs, kind, mkdocs, sharing, snippet, warnings_in
 
+from snippet_engine.kinds.graph import GRAPH
 from snippet_engine.runner import Runner
-from snippet_engine.scrapers import GRAPH
 
 PAGE = """\
 # Page
@@ -567,9 +567,9 @@ def test_sigterm_stops_serve_as_ctrl_c_does_leaving_no_temporary_site_and_no_wor
 
 
 def test_a_warning_repeated_in_a_row_shows_once_counted_and_again_later_by_its_first_sentence():
+    from snippet_engine.kinds import outputs_html
+    from snippet_engine.kinds.warning import WARNING
     from snippet_engine.pages import PageHtml
-    from snippet_engine.render import outputs_html
-    from snippet_engine.scrapers import WARNING
 
     warning = {"output_type": "display_data", "data": {WARNING: {
         "category": "UserWarning", "message": "First sentence. Second sentence."}}}

@@ -22,7 +22,7 @@ from nbclient import NotebookClient
 
 from autograd_steps import Viewer, show_backward
 from autograd_steps.layout import MISSING
-from snippet_engine.scrapers import STEPS
+from snippet_engine.kinds.steps import STEPS
 
 # A reader's notebook: a model with a custom Function in one cell, its forward pass in another,
 # the backward pass shown in a third, and the gradients backward left in .grad printed last.

@@ -7,8 +7,8 @@ import pytest
 
 from snippet_engine import notebooks, standalone
 from snippet_engine.chapter import parse
+from snippet_engine.kinds.graph import GRAPH
 from snippet_engine.runner import Result
-from snippet_engine.scrapers import GRAPH
 
 CHAPTER = """\
 # Small chapter

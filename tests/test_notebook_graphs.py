@@ -1,8 +1,8 @@
 """Where a chapter's notebook displays a graph that a snippet renders to a file (notebooks.py)."""
 
 from snippet_engine import standalone
+from snippet_engine.kinds.graph import GRAPH
 from snippet_engine.notebooks import graphs_rendered
-from snippet_engine.scrapers import GRAPH
 
 
 def graph(line):

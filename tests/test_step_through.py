@@ -13,7 +13,7 @@ import pytest
 import torch
 from conftest import RECORDED, SNIPPETS, forget_snippet_modules, printed
 
-from snippet_engine.scrapers import STEPS
+from snippet_engine.kinds.steps import STEPS
 
 EXAMPLES = sorted(p.relative_to(SNIPPETS).as_posix() for p in RECORDED)
 

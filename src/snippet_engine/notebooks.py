@@ -31,8 +31,9 @@ from typing import Any
 from autograd_steps import view
 from snippet_engine import standalone
 from snippet_engine.chapter import Chapter, Include
+from snippet_engine.kinds.graph import GRAPH
+from snippet_engine.kinds.steps import STEPS
 from snippet_engine.runner import Result
-from snippet_engine.scrapers import GRAPH, STEPS
 from snippet_engine.shapes import LineOutput
 from snippet_engine.system_tools import TOOLS
 

@@ -21,7 +21,7 @@ from typing import Protocol
 
 from mkdocs.utils import get_relative_url
 
-from snippet_engine import notebooks, render
+from snippet_engine import kinds, notebooks, render
 from snippet_engine.chapter import Block, Chapter, Include
 from snippet_engine.runner import Result
 from snippet_engine.standalone import Program
@@ -39,6 +39,7 @@ class PageHtml:
     assets: dict[str, bytes]  # the site's output files, shared by every page of a build
     items: list[tuple[str, str]] = field(default_factory=list)  # (how it goes in, HTML)
     shown: set[object] = field(default_factory=set)  # warnings shown in full on the page
+    scripts: dict[str, Path] = field(default_factory=dict)  # the files of the kinds it shows (their ASSETS)
 
     def add(self, how: str, text: str) -> int:
         self.items.append((how, text))
@@ -54,6 +55,9 @@ class PageHtml:
     def asset_url(self, name: str, data: bytes) -> str:
         self.assets[name] = data
         return get_relative_url(f"{ASSETS}/{name}", self.url)
+
+    def shows(self, assets: dict[str, Path]) -> None:
+        self.scripts.update(assets)
 
     def first_time(self, what: object) -> bool:
         """True the first time the page shows `what` (a warning), False after."""
@@ -121,7 +125,7 @@ def block_markdown(chapter: Chapter, block: Block, build: Build, page: PageHtml)
     if outputs:
         code = list(itertools.dropwhile(lambda n: not n[2], numbered))  # the highlighter drops leading empty lines
         shown = {(name, n): k for k, (name, n, _) in enumerate(code, 1)}
-        parts.append(indent + page.marker(render.outputs_html(outputs, page, shown)))
+        parts.append(indent + page.marker(kinds.outputs_html(outputs, page, shown)))
     if failures:
         parts.append(indent + page.marker(render.error_block("This snippet failed", "\n\n".join(failures))))
     if running := [i.file for i in snippets if build.is_running(i.path)]:
@@ -164,5 +168,5 @@ def notebook_markdown(title: str, ipynb_url: str, cells: list[notebooks.Cell], b
         parts.append(page.marker(cell.get("copy", cell["source"] + "\n"), copy=True) + "\n")
         parts.append(f'{fence}python title="In [{cell["execution_count"]}]"\n{cell["source"]}\n{fence}\n')
         if cell["outputs"]:
-            parts.append(page.marker(render.outputs_html(cell["outputs"], page)) + "\n")
+            parts.append(page.marker(kinds.outputs_html(cell["outputs"], page)) + "\n")
     return "\n".join(parts)

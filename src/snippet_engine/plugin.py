@@ -45,14 +45,15 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import TableOfContents
 from mkdocs.utils import CountHandler, get_relative_url
 
-from snippet_engine import api_links, pages, runner
+import autograd_steps
+from snippet_engine import api_links, kinds, pages, runner
 from snippet_engine.build import BUNDLE, Build
 from snippet_engine.chapter import parse
 from snippet_engine.page_cache import key
 from snippet_engine.runner import Runner
 from snippet_engine.system_tools import check_dot
 
-SCRIPTS = "assets/snippet-engine"  # the step-through viewer's script and styles (autograd_steps/view.py)
+SCRIPTS = "assets/snippet-engine"  # the kinds' scripts and styles (their ASSETS: the step-through viewer's)
 RECORDER = "downloads/autograd_steps.py"  # step_through, for readers' own code
 # What a page may ask the plugin to write for it, in its Markdown.
 ENVIRONMENT = "<!-- snippets: environment -->"
@@ -145,11 +146,10 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         self.build.files(files, config)
         for future in self.build.running:
             future.add_done_callback(lambda _: self.ran.write_text(str(time.time())))
-        steps = Path(__file__).parent.parent / "autograd_steps"  # the step-through: recorder, viewer
-        files.append(File.generated(config, RECORDER, abs_src_path=str(steps / "recording.py")))
-        assets = steps / "assets"
-        for name in ("steps.js", "steps.css"):
-            files.append(File.generated(config, f"{SCRIPTS}/{name}", abs_src_path=str(assets / name)))
+        recorder = Path(autograd_steps.__file__).parent / "recording.py"  # the recorder alone, for readers
+        files.append(File.generated(config, RECORDER, abs_src_path=str(recorder)))
+        for name, path in kinds.assets().items():
+            files.append(File.generated(config, f"{SCRIPTS}/{name}", abs_src_path=str(path)))
         return files
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
@@ -208,12 +208,12 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         """HTML kept out of the search index (pages.py) goes in now that search has read the page;
-        a page with a step-through viewer gets its script and styles."""
-        output = with_copy_buttons(self.build.page(page.file.src_uri, page.url).late(output))
+        the page gets the scripts and styles of the kinds of output it shows (a step-through's)."""
+        html_of = self.build.page(page.file.src_uri, page.url)
+        output = with_copy_buttons(html_of.late(output))
         url = get_relative_url(SCRIPTS, page.url)
-        tags = ""
-        if '<figure class="snippet-steps">' in output:
-            tags += f'<link rel="stylesheet" href="{url}/steps.css"><script src="{url}/steps.js" defer></script>'
+        tags = "".join(f'<link rel="stylesheet" href="{url}/{name}">' if name.endswith(".css")
+                       else f'<script src="{url}/{name}" defer></script>' for name in sorted(html_of.scripts))
         return output.replace("</head>", tags + "</head>", 1) if tags else output
 
     def download_link(self, m: re.Match[str], page: Page) -> str:

@@ -1,23 +1,15 @@
 """What a running snippet produces, captured as nbformat outputs.
 
-Runs inside the forked child that executes one snippet. Each scraper hooks
-one kind of output and adds it to the `Capture`, tagged with the top-level
-line of the snippet that produced it; a new kind of output is one more
-scraper here plus its renderer in `render.py`.
+Runs inside the forked child that executes one snippet. Its printed text is
+captured here; each kind of output (kinds/) hooks the library that makes it
+and adds it to the `Capture`, tagged with the top-level line of the snippet
+that produced it.
 
-Outputs use nbformat's shapes (`stream`, `display_data` with a MIME
-bundle), so the page and the notebook render the same data. Two MIME types
-of our own carry what a page shows beyond the picture:
-
-- `application/vnd.snippet.warning+json`: {"category", "message"}
-- `application/vnd.snippet.graph+json`: {"nodes", "edges"} of a graph, and
-  "backward": the graph as a nested list, [{"text", "children"}] (`graph_text`)
-- `application/vnd.snippet.steps+json`: a backward pass recorded by
-  `autograd_steps.recording` (see that module), plus "svg", the graph's
-  layout (`autograd_steps.layout`): node i is the group with data-node="i"
-
-A snippet shows rich output the way a Jupyter notebook does: `display(obj)`
-takes the object's `_repr_mimebundle_()` (or its `_repr_html_()` and repr).
+Outputs use nbformat's shapes (`stream`, `display_data` with a MIME bundle),
+so the page and the notebook render the same data; the kinds' own MIME types
+carry what a page shows beyond the picture. A snippet shows rich output the
+way a Jupyter notebook does: `display(obj)` takes the object's
+`_repr_mimebundle_()` (or its `_repr_svg_()`, `_repr_html_()` and repr).
 """
 
 import builtins
@@ -26,15 +18,10 @@ import io
 import re
 import sys
 import types
-import warnings
-import xml.etree.ElementTree as ET
 from collections import deque
 
-from autograd_steps import layout
+from snippet_engine import kinds
 
-WARNING = "application/vnd.snippet.warning+json"
-GRAPH = "application/vnd.snippet.graph+json"
-STEPS = "application/vnd.snippet.steps+json"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")  # colour codes: a page shows plain text
 
 
@@ -201,126 +188,7 @@ def capture_streams(capture, fd_files, journals):
     sys.stderr = TextStream(capture, "stderr", 2, err)
 
 
-# PyTorch's warnings from C++ end with the place in PyTorch's own build that raised them.
-BUILD_PLACE = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
-
-
-def capture_warnings(capture):
-    def showwarning(message, category, filename, lineno, file=None, line=None):
-        message = BUILD_PLACE.sub("", str(message))
-        capture.add({"output_type": "display_data", "metadata": {}, "data": {
-            "text/plain": f"{category.__name__}: {message}",
-            WARNING: {"category": category.__name__, "message": message},
-        }})
-
-    warnings.showwarning = showwarning
-
-
-def figure_alt(fig):
-    """A text alternative built from what the figure says about itself."""
-    parts = [fig._suptitle.get_text()] if fig._suptitle else []
-    for ax in fig.axes:
-        labels = [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
-        desc = ", ".join(filter(None, [
-            ax.get_title() and f"“{ax.get_title()}”",
-            ax.get_xlabel() and f"x: {ax.get_xlabel()}",
-            ax.get_ylabel() and f"y: {ax.get_ylabel()}",
-            "curves: " + ", ".join(labels) if labels else "",
-        ]))
-        parts.append(f"Plot ({desc})" if desc else "Plot")
-    return "; ".join(parts) or "Figure"
-
-
-def capture_matplotlib(capture):
-    import matplotlib.pyplot as plt
-
-    def show(*args, **kwargs):
-        for number in plt.get_fignums():
-            fig = plt.figure(number)
-            svg = io.StringIO()
-            fig.savefig(svg, format="svg", bbox_inches="tight", metadata={"Date": None})
-            capture.add({"output_type": "display_data", "metadata": {},
-                         "data": {"image/svg+xml": svg.getvalue(), "text/plain": figure_alt(fig)}})
-        plt.close("all")
-
-    plt.show = show
-
-
-def graph_text(source):
-    """Node labels and edges of a DOT graph, and the graph as a nested list for its text
-    alternative. torchviz draws its arrows from the inputs to the output, so the list
-    starts from each output and goes against them: under a node come the nodes it sends
-    gradients to, down to the leaves. An undirected edge (a tensor torchviz shows as
-    saved) lists the tensor under the node that has inputs. A node reached again is
-    listed once more, as "(see above)", without what is under it."""
-    label = r'(?:"((?:[^"\\]|\\.)*)"|([^\s\]"]+))'
-    labels = {node: (quoted or bare).replace("\\n", "\n")
-              for node, quoted, bare in re.findall(r"^\s*(\w+) \[label=" + label, source, re.M)}
-    names = {node: " ".join(text.split()) or "(unnamed)" for node, text in labels.items()}
-    links = re.findall(r"^\s*(\w+) -> (\w+)(.*)", source, re.M)
-    under: dict[str, list[tuple[str, str]]] = {}  # node: [(a node it sends gradients to or a tensor it saved, words before its name)]
-    for a, b, attributes in links:
-        if "dir=none" not in attributes:
-            under.setdefault(b, []).append((a, ""))
-    for a, b, attributes in links:
-        if "dir=none" in attributes:
-            a, b = (a, b) if b in under else (b, a)
-            under.setdefault(b, []).append((a, "saved tensor "))
-    seen = set()
-
-    def item(node, words):
-        text = words + names.get(node, node)
-        if node in seen:
-            return {"text": text + " (see above)", "children": []}
-        seen.add(node)
-        return {"text": text, "children": [item(*child) for child in under.get(node, [])]}
-
-    below = {node for children in under.values() for node, _ in children}
-    outputs = [node for node in dict.fromkeys([*labels, *under]) if node not in below]
-    unnamed = {node for node, text in labels.items() if not text.split("\n")[0].strip()}
-    backward = [item(node, "output " if node in unnamed else "") for node in outputs]
-    edges = [[names.get(a, a), names.get(b, b)] for a, b, _ in links]
-    return {"nodes": list(names.values()), "edges": edges, "backward": backward}
-
-
-def outline(items, depth=0):
-    """A nested list as indented lines."""
-    return "".join("  " * depth + i["text"] + "\n" + outline(i["children"], depth + 1) for i in items)
-
-
-def check_svg(svg, message):
-    """An SVG the page cannot show fails the snippet where it made it: `message` says why."""
-    try:
-        ET.fromstring(svg[svg.index("<svg"):])
-    except (ValueError, ET.ParseError) as err:
-        raise ValueError(message.format(err)) from None
-
-
-def capture_graphviz(capture):
-    import graphviz
-
-    render = graphviz.rendering.Render.render
-
-    def render_and_capture(self, *args, **kwargs):
-        written = render(self, *args, **kwargs)
-        if str(written).endswith(".svg"):
-            with open(written, encoding="utf-8") as f:
-                svg = f.read()
-        else:
-            svg = self.pipe(format="svg", encoding="utf-8")
-        check_svg(svg, "Graphviz wrote an SVG that is not well-formed XML ({}): a label, URL or tooltip "
-                       "holds a character such as < or & that it did not escape")
-        text = graph_text(self.source)
-        alt = (f"Computation graph with {len(text['nodes'])} nodes, each above the nodes it sends "
-               f"gradients to:\n{outline(text['backward'])}")
-        capture.add({"output_type": "display_data", "metadata": {},
-                     "data": {"image/svg+xml": svg, "text/plain": alt, GRAPH: text}})
-        return written
-
-    graphviz.rendering.Render.render = render_and_capture
-
-
-REPRS = {"text/html": "_repr_html_", "image/svg+xml": "_repr_svg_"}  # those a page can show (render.py)
+REPRS = {"text/html": "_repr_html_", "image/svg+xml": "_repr_svg_"}
 
 
 def mime_bundle(obj):
@@ -337,27 +205,13 @@ def capture_display(capture):
     def display(*objects, **kwargs):
         for obj in objects:
             data = mime_bundle(obj)
-            if "image/svg+xml" in data:
-                check_svg(data["image/svg+xml"], f"display() was given an SVG that is not well-formed XML ({{}}) by "
-                                                 f"{type(obj).__name__}")
-            if STEPS in data:  # laid out here, within the snippet's time limit
-                steps = data[STEPS] = dict(data[STEPS])
-                if len(steps["nodes"]) > layout.MAX_NODES:
-                    raise ValueError(f"this backward pass has {len(steps['nodes']):,} nodes, more than a "
-                                     f"step-through shows ({layout.MAX_NODES}): record a smaller model or batch")
-                steps["svg"] = layout.svg(steps)
+            kinds.displayed(data)
             capture.add({"output_type": "display_data", "metadata": {}, "data": data})
 
     vars(builtins)["display"] = display
 
 
-SCRAPERS = [capture_warnings, capture_matplotlib, capture_graphviz, capture_display]
-
-
 def install(capture, fd_files, journals):
     capture_streams(capture, fd_files, journals)
-    for scraper in SCRAPERS:
-        try:
-            scraper(capture)
-        except ImportError:
-            pass  # the library it hooks is not installed: nothing to capture
+    capture_display(capture)
+    kinds.install(capture)

@@ -1,10 +1,10 @@
-"""render.py in-process: each kind of output as the HTML under a block."""
+"""kinds/ in-process: each kind of output as the HTML under a block."""
 
 import pytest
 
-from snippet_engine import render
+from snippet_engine import kinds
+from snippet_engine.kinds.graph import GRAPH
 from snippet_engine.pages import PageHtml
-from snippet_engine.scrapers import GRAPH
 
 SVG = ('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
        'width="30pt" height="15pt"><style>.a{fill:red}</style><defs><path id="glyph" d="M0 0"/></defs>'
@@ -17,14 +17,14 @@ def stream(text, name="stdout"):
 
 
 def test_prints_in_a_row_are_one_block_and_each_stream_its_own():
-    html = render.outputs_html([stream("a\n"), stream("b\n"), stream("c\n", "stderr")], PageHtml("p/", {}))
+    html = kinds.outputs_html([stream("a\n"), stream("b\n"), stream("c\n", "stderr")], PageHtml("p/", {}))
     assert html.count("snippet-output") == 2
     assert "<code>a\nb</code>" in html and "Printed to stderr" in html
 
 
 def test_a_figure_is_a_file_of_the_site_its_own_ids_and_styles_kept_its_scripts_and_script_links_removed():
     assets: dict[str, bytes] = {}
-    html = render.outputs_html([{"output_type": "display_data", "data": {"image/svg+xml": SVG, "text/plain": "A plot"}}],
+    html = kinds.outputs_html([{"output_type": "display_data", "data": {"image/svg+xml": SVG, "text/plain": "A plot"}}],
                                PageHtml("chapter/", assets))
     ((name, data),) = assets.items()
     assert f'src="../assets/snippet-outputs/{name}"' in html and 'alt="A plot"' in html
@@ -37,7 +37,7 @@ def test_a_figure_is_a_file_of_the_site_its_own_ids_and_styles_kept_its_scripts_
 def test_a_graph_is_inlined_without_ids_or_styles_with_its_nodes_as_a_list():
     graph = {"nodes": ["a", "b"], "backward": [{"text": "b", "children": [{"text": "a", "children": []}]}]}
     assets: dict[str, bytes] = {}
-    html = render.outputs_html([{"output_type": "display_data", "data": {"image/svg+xml": SVG, GRAPH: graph}}],
+    html = kinds.outputs_html([{"output_type": "display_data", "data": {"image/svg+xml": SVG, GRAPH: graph}}],
                                PageHtml("p/", assets))
     (svg,) = assets.values()
     assert b'id="' not in svg and b"<style" not in svg and b"class=" not in svg
@@ -46,5 +46,5 @@ def test_a_graph_is_inlined_without_ids_or_styles_with_its_nodes_as_a_list():
 
 def test_an_output_of_no_known_kind_is_an_error_not_a_guess():
     with pytest.raises(ValueError, match="no renderer"):
-        render.outputs_html([{"output_type": "display_data", "data": {"application/x-unknown": "?"}}],
+        kinds.outputs_html([{"output_type": "display_data", "data": {"application/x-unknown": "?"}}],
                             PageHtml("p/", {}))

@@ -1,0 +1,80 @@
+"""The kinds of output a snippet's run shows under its block, one module each.
+
+A kind module has:
+
+- `matches(out)`: whether it renders this nbformat output (the first kind in `KINDS`
+  that matches renders it, so the most specific come first);
+- `render(out, site, block)`: the HTML (`outputs_html` says what `site` and `block` are);
+- optionally `capture(capture)`: hooks installed in the worker's child before the snippet
+  runs, which add outputs with `capture.add` (scrapers.py);
+- optionally `displayed(data)`: what it checks or completes in a bundle given to `display()`;
+- optionally `ASSETS`: {name: file} the page loads where it shows the kind.
+
+Adding a kind is a module here and its place in `KINDS`.
+"""
+
+from pathlib import Path
+from typing import Any
+
+from snippet_engine.kinds import figure, graph, steps, text, warning
+
+KINDS = [warning, steps, graph, figure, text]
+
+
+def outputs_html(outputs: list[dict[str, Any]], site: Any, block: dict[tuple[str, int], int] | None = None) -> str:
+    """HTML for a list of outputs. `site.asset_url(name, data)` stores a file for the built
+    site and returns the URL the page uses for it (figures are separate SVG files);
+    `site.after_search(html)` returns a placeholder for HTML that the search index
+    should not parse (an inline graph is thousands of tags), put in after it has;
+    `site.shows(assets)` asks for the files of a kind's `ASSETS` on the page.
+    `block` maps (snippet file name, line in it) to the line of the code block above
+    the outputs, for the lines that block shows; None where the outputs are under no
+    snippet's block."""
+    parts = []
+    for out in merged(outputs):
+        kind = kind_of(out)
+        site.shows(getattr(kind, "ASSETS", {}))
+        parts.append(kind.render(out, site, block))
+    return "\n".join(parts)
+
+
+def kind_of(out: dict[str, Any]) -> Any:
+    for kind in KINDS:
+        if kind.matches(out):
+            return kind
+    raise ValueError(f"no renderer for output {sorted(out.get('data', {})) or out['output_type']}")
+
+
+def merged(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Adjacent text of the same stream as one output (lines of a block print one after another),
+    and adjacent identical warnings as one that counts them."""
+    result: list[dict[str, Any]] = []
+    for out in outputs:
+        last = result[-1] if result else None
+        if last and (joined := text.joined(last, out) or warning.joined(last, out)):
+            result[-1] = joined
+        else:
+            result.append(out)
+    return result
+
+
+def install(capture: Any) -> None:
+    """Every kind's hooks, in the child that runs a snippet; a library not installed has none."""
+    for kind in KINDS:
+        if hasattr(kind, "capture"):
+            try:
+                kind.capture(capture)
+            except ImportError:
+                pass  # the library it hooks is not installed: nothing to capture
+
+
+def displayed(data: dict[str, Any]) -> None:
+    """What each kind checks or completes in a bundle that `display()` was given."""
+    for kind in KINDS:
+        if hasattr(kind, "displayed"):
+            kind.displayed(data)
+
+
+def assets() -> dict[str, Path]:
+    """The files of every kind's ASSETS, for the site."""
+    return {name: path for kind in KINDS for name, path in getattr(kind, "ASSETS", {}).items()}

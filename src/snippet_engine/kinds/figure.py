@@ -1,0 +1,56 @@
+"""A matplotlib figure (`plt.show()`) or an object's SVG (`display()`): a picture, as a file."""
+
+import html
+import io
+from typing import Any
+
+from snippet_engine.render import check_svg, safe_svg, svg_file
+
+
+def capture(capture: Any) -> None:
+    import matplotlib.pyplot as plt
+
+    def show(*args: Any, **kwargs: Any) -> None:
+        for number in plt.get_fignums():
+            fig = plt.figure(number)
+            svg = io.StringIO()
+            fig.savefig(svg, format="svg", bbox_inches="tight", metadata={"Date": None})
+            capture.add({"output_type": "display_data", "metadata": {},
+                         "data": {"image/svg+xml": svg.getvalue(), "text/plain": alt(fig)}})
+        plt.close("all")
+
+    plt.show = show
+
+
+def alt(fig: Any) -> str:
+    """A text alternative built from what the figure says about itself."""
+    parts = [fig._suptitle.get_text()] if fig._suptitle else []
+    for ax in fig.axes:
+        labels = [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
+        desc = ", ".join(filter(None, [
+            ax.get_title() and f"“{ax.get_title()}”",
+            ax.get_xlabel() and f"x: {ax.get_xlabel()}",
+            ax.get_ylabel() and f"y: {ax.get_ylabel()}",
+            "curves: " + ", ".join(labels) if labels else "",
+        ]))
+        parts.append(f"Plot ({desc})" if desc else "Plot")
+    return "; ".join(parts) or "Figure"
+
+
+def displayed(data: dict[str, Any]) -> None:
+    if "image/svg+xml" in data:
+        check_svg(data["image/svg+xml"], "display() was given an SVG that is not well-formed XML ({})")
+
+
+def matches(out: dict[str, Any]) -> bool:
+    return "image/svg+xml" in out.get("data", {})
+
+
+def render(out: dict[str, Any], site: Any, block: Any) -> str:
+    """The SVG as a file, which the page shows with <img> (no script of an image runs) and which
+    opens alone on the site's origin: sanitised all the same."""
+    svg = out["data"]["image/svg+xml"]
+    url, width, height = svg_file(svg, site, safe_svg(svg, inline=False).encode())
+    text = out["data"].get("text/plain", "Figure")
+    return (f'<figure class="snippet-figure"><img src="{url}" alt="{html.escape(text)}" '
+            f'width="{width}" height="{height}" loading="lazy"></figure>')

@@ -1,0 +1,43 @@
+"""A warning the snippet triggered: a warning box with its category."""
+
+import html
+import re
+import warnings
+from typing import Any
+
+WARNING = "application/vnd.snippet.warning+json"  # {"category", "message"}
+BUILD_PLACE = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")  # where in PyTorch's C++ it was raised
+
+
+def capture(capture: Any) -> None:
+    def showwarning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                    file: Any = None, line: str | None = None) -> None:
+        text = BUILD_PLACE.sub("", str(message))
+        capture.add({"output_type": "display_data", "metadata": {}, "data": {
+            "text/plain": f"{category.__name__}: {text}",
+            WARNING: {"category": category.__name__, "message": text},
+        }})
+
+    warnings.showwarning = showwarning
+
+
+def matches(out: dict[str, Any]) -> bool:
+    return WARNING in out.get("data", {})
+
+
+def joined(last: dict[str, Any], out: dict[str, Any]) -> dict[str, Any] | None:
+    """The same warning again right after it, as one that counts them."""
+    if matches(out) and last.get("data", {}).get(WARNING) == out["data"][WARNING]:
+        return {**last, "times": last.get("times", 1) + 1}
+    return None
+
+
+def render(out: dict[str, Any], site: Any, block: Any) -> str:
+    """A warning in full the first time a page shows it; after that, its first sentence."""
+    warning = out["data"][WARNING]
+    times = {1: "", 2: " (twice)"}.get(out.get("times", 1), f" ({out.get('times')} times)")
+    message = warning["message"]
+    if not site.first_time((warning["category"], message)):
+        message = "The same warning as above: " + re.split(r"(?<=\.)\s", message, maxsplit=1)[0]
+    return (f'<div class="admonition warning snippet-warning"><p class="admonition-title">'
+            f'{html.escape(warning["category"])}{times}</p><p>{html.escape(message)}</p></div>')
