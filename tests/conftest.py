@@ -1,6 +1,7 @@
 import fcntl
 import functools
 import http.server
+import json
 import os
 import queue
 import re
@@ -68,6 +69,14 @@ def sharing(worker, tmp_path, **settings):
     runner.workers, runner.idle = [worker], queue.SimpleQueue()
     runner.idle.put(worker)
     return runner
+
+
+def run_benchmark(script, output, *args, timeout=600):
+    """`python script *args --output output`, run in output's folder: the data it wrote there."""
+    done = subprocess.run([sys.executable, str(script), *map(str, args), "--output", str(output)], cwd=output.parent,
+                          capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr
+    return json.loads(output.read_text())
 
 
 def snippet(tmp_path, name, code):

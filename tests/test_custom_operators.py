@@ -7,13 +7,11 @@ data file is checked against that file.
 
 import ast
 import json
-import subprocess
-import sys
 
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import ROOT
+from conftest import ROOT, run_benchmark
 from torch import Tensor
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.autograd import gradcheck, gradgradcheck
@@ -225,14 +223,12 @@ def check_schema(data):
 
 
 def test_benchmark_runs_and_writes_its_schema(tmp_path):
+    args = ["--batch", "4", "--hidden", "32", "--repeats", "1", "--warmup", "1"]
     output = tmp_path / "ops.json"
-    args = ["--batch", "4", "--hidden", "32", "--repeats", "1", "--warmup", "1", "--output", str(output)]
-    done = subprocess.run([sys.executable, BENCH, *args], cwd=tmp_path, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr
-    data = json.loads(output.read_text())
+    data = run_benchmark(BENCH, output, *args, timeout=900)
     check_schema(data)
     assert data["batch"] == 4 and data["hidden"] == 32 and data["repeats"] == 1
-    assert data["provenance"]["command"].endswith(" ".join(args))
+    assert data["provenance"]["command"].endswith(" ".join([*args, "--output", str(output)]))
     assert data["provenance"]["torch"] == torch.__version__
 
 

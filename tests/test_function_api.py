@@ -3,12 +3,11 @@
 import importlib
 import inspect
 import json
-import subprocess
 import sys
 
 import pytest
 import torch
-from conftest import ROOT
+from conftest import ROOT, run_benchmark
 from torch.func import functional_call, grad, jacrev, vjp, vmap
 
 
@@ -260,10 +259,7 @@ def test_vmap_calls_the_network_once_and_the_loop_once_per_sample():
 
 def test_the_per_sample_benchmark_runs_and_writes_its_schema(tmp_path):
     output = tmp_path / "per_sample_gradients.json"
-    done = subprocess.run([sys.executable, PER_SAMPLE_BENCH, "--batch", "3", "--sizes", "2", "4", "1", "--repeats", "2",
-                           "--output", output], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    data = json.loads(output.read_text())
+    data = run_benchmark(PER_SAMPLE_BENCH, output, "--batch", 3, "--sizes", 2, 4, 1, "--repeats", 2)
     assert {"cpu", "torch", "threads", "date", "command", "repeats", "statistic"} <= set(data["provenance"])
     assert data["provenance"]["torch"] == torch.__version__ and data["provenance"]["threads"] == 1
     assert data["provenance"]["command"].endswith("--output " + str(output))

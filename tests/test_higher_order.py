@@ -2,12 +2,10 @@
 
 import json
 import math
-import subprocess
-import sys
 
 import pytest
 import torch
-from conftest import ROOT, kind, printed
+from conftest import ROOT, kind, printed, run_benchmark
 from torch.autograd import gradcheck, gradgradcheck
 from torch.func import grad, jacfwd, jacrev, jvp
 
@@ -145,10 +143,7 @@ def test_exercise_hessian_vector_product(chapter):
 
 def test_the_benchmark_runs_and_writes_its_schema(tmp_path):
     output = tmp_path / "jacobian_modes.json"
-    done = subprocess.run([sys.executable, BENCH, "--small", "2", "--large", "6", "--hidden", "4", "--repeats", "2",
-                           "--output", output], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    data = json.loads(output.read_text())
+    data = run_benchmark(BENCH, output, "--small", 2, "--large", 6, "--hidden", 4, "--repeats", 2)
     assert {"cpu", "torch", "cuda", "date", "command", "threads", "repeats"} <= set(data["provenance"])
     assert data["provenance"]["torch"] == torch.__version__
     assert data["provenance"]["command"].endswith("--output " + str(output))

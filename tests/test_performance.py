@@ -7,12 +7,10 @@ data file is checked against that file.
 
 import inspect
 import json
-import subprocess
-import sys
 
 import pytest
 import torch
-from conftest import ROOT, kind
+from conftest import ROOT, kind, run_benchmark
 
 BENCH = ROOT / "bench" / "elu_performance.py"
 DATA = ROOT / "bench" / "results" / "elu_performance.json"
@@ -36,14 +34,11 @@ def check_schema(data):
 
 
 def test_benchmark_runs_and_writes_its_schema(tmp_path):
-    output = tmp_path / "elu.json"
-    args = ["--numel", "4096", "--repeats", "2", "--copy-numel", "4096", "--output", str(output)]
-    done = subprocess.run([sys.executable, BENCH, *args], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    data = json.loads(output.read_text())
+    args = ["--numel", "4096", "--repeats", "2", "--copy-numel", "4096"]
+    data = run_benchmark(BENCH, tmp_path / "elu.json", *args)
     check_schema(data)
     assert data["numel"] == 4096 and data["repeats"] == 2 and data["provenance"]["threads"] == 1
-    assert data["provenance"]["command"].endswith(" ".join(args))
+    assert data["provenance"]["command"].endswith(" ".join([*args, "--output", str(tmp_path / "elu.json")]))
     assert data["provenance"]["torch"] == torch.__version__
 
 

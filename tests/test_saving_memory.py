@@ -7,12 +7,10 @@ against what the model's shapes predict.
 """
 
 import json
-import subprocess
-import sys
 
 import pytest
 import torch
-from conftest import ROOT, kind, printed, warnings_in
+from conftest import ROOT, kind, printed, run_benchmark, warnings_in
 
 BENCH = ROOT / "bench" / "saving_memory.py"
 DATA = ROOT / "bench" / "results" / "saving_memory.json"
@@ -59,15 +57,13 @@ def check_schema(data):
 
 
 def test_benchmark_runs_and_writes_its_schema(tmp_path):
+    args = ["--depth", "2", "--batch", "8", "--rounds", "2", "--steps", "1"]
     output = tmp_path / "saving.json"
-    args = ["--depth", "2", "--batch", "8", "--rounds", "2", "--steps", "1", "--output", str(output)]
-    done = subprocess.run([sys.executable, BENCH, *args], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    data = json.loads(output.read_text())
+    data = run_benchmark(BENCH, output, *args)
     check_schema(data)
     assert data["model"]["depth"] == 2 and data["batch"] == 8 and data["rounds"] == 2
     assert data["provenance"]["threads"] == 1 and data["provenance"]["torch"] == torch.__version__
-    assert data["provenance"]["command"].endswith(" ".join(args))
+    assert data["provenance"]["command"].endswith(" ".join([*args, "--output", str(output)]))
 
 
 def test_committed_data_file_has_the_schema_and_the_page_sizes():
