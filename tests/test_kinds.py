@@ -48,3 +48,25 @@ def test_an_output_of_no_known_kind_is_an_error_not_a_guess():
     with pytest.raises(ValueError, match="no renderer"):
         kinds.outputs_html([{"output_type": "display_data", "data": {"application/x-unknown": "?"}}],
                             PageHtml("p/", {}))
+
+
+def test_a_step_through_recorded_without_graphviz_says_on_the_page_how_to_get_the_graph(monkeypatch):
+    import torch
+
+    from autograd_steps.layout import MISSING
+    from autograd_steps.recording import Recording
+    from snippet_engine.kinds.steps import STEPS
+
+    monkeypatch.setenv("PATH", "")  # no dot: the snippet's run records no layout
+    x = torch.ones(2, requires_grad=True)
+    out = (x * 2).sum()
+    recording = Recording(out, {id(x): "x"}, __file__)
+    recording.run(out.backward)
+    data = {STEPS: recording.data()}
+    kinds.displayed(data)
+    assert data[STEPS]["svg"] is None
+    page = PageHtml("p/", {})
+    kinds.outputs_html([{"output_type": "display_data", "data": data}], page)
+    ((how, viewer),) = page.items
+    assert how == "late" and "<svg" not in viewer and MISSING.replace("'", "&#x27;") in viewer
+    assert "x's AccumulateGrad" in viewer

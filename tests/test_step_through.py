@@ -256,6 +256,37 @@ def test_a_plain_run_prints_the_steps_as_a_table(monkeypatch, tmp_path, capsys):
     assert lines[6:] == ["tensor([[4.5000, 4.5000],", "        [4.5000, 4.5000]])"]
 
 
+def test_a_path_that_carries_no_gradient_adds_none(monkeypatch, tmp_path, capsys):
+    """A custom Function's backward that returns None for an input, which gets its gradient along
+    another path too: what arrives there is the sum with None in it."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delattr(builtins, "display", raising=False)
+    (tmp_path / "mine.py").write_text(textwrap.dedent("""\
+        import torch
+        from autograd_steps import step_through
+
+        class Twice(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a * 2 + b
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2, None
+
+        with torch.autograd.set_detect_anomaly(True, check_nan=False):
+            x = torch.tensor(1.0, requires_grad=True)
+            y = x * 3
+            out = Twice.apply(x, y) + y
+        step_through(out)
+        """))
+    runpy.run_path(str(tmp_path / "mine.py"), run_name="__main__")
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[1:]]
+    assert rows[1][:2] == ["2", "Twice"] and rows[1][-3:] == ["None", "→", "MulBackward0"]
+    assert rows[2][:3] == ["3", "MulBackward0", "15"] and rows[2][3:8] == ["None", "+", "1", "=", "1"]
+    assert rows[3][-5:] == ["3", "+", "2", "=", "5"]
+
+
 # What the chapters say about the recorded steps
 
 def step_values(steps):

@@ -6,16 +6,24 @@ gets the viewer (the table of steps, the code, the step's text), with a note on 
 picture (`MISSING`).
 """
 
+from __future__ import annotations
+
 import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the recorder imports torch, which laying out a recording does not need
+    from autograd_steps.recording import Data
 
 SVG_NS = "http://www.w3.org/2000/svg"
 ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
 FILLS = {"leaf": "#dce6ff", "custom": "#ffe3cc", "op": "white"}
 MAX_NODES = 300  # more than a viewer can show legibly, and than a reader can step through
+
+
 MISSING = ("The graph needs Graphviz's dot program, which is not installed: apt install graphviz, "
            "brew install graphviz or conda install graphviz, then run the cell again.")
 
@@ -24,7 +32,7 @@ def quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def dot_source(steps: dict) -> str:
+def dot_source(steps: Data) -> str:
     """The graph as torchviz draws one: the leaves (each one's AccumulateGrad node) at the top,
     the output at the bottom; arrows point the way gradients flow, up from the output."""
     lines = ['digraph {', 'graph [rankdir=BT nodesep=0.3 ranksep=0.35]',
@@ -41,7 +49,7 @@ def dot_source(steps: dict) -> str:
     return "\n".join([*lines, "}"])
 
 
-def svg(steps: dict) -> str | None:
+def svg(steps: Data) -> str | None:
     """The graph as SVG: the group of node i marked data-node="i", of edge k data-edge="k", without
     ids, classes or titles (they would clash between two viewers of one page, or show as
     tooltips); None where Graphviz is not installed."""

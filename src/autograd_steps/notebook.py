@@ -5,16 +5,17 @@ import builtins
 import os
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import torch
 
 from autograd_steps import layout, view
 from autograd_steps.layout import MAX_NODES
-from autograd_steps.recording import FRAME, STEPS, Recording, names
+from autograd_steps.recording import FRAME, STEPS, LaidOut, Recording, names
 
 
 def show_backward(output: torch.Tensor, gradient: torch.Tensor | None = None, *, max_nodes: int = MAX_NODES,
-                  **backward_args) -> None:
+                  **backward_args: Any) -> None:
     """`output.backward(gradient, **backward_args)`, recorded from the engine and shown as the
     step-through viewer. The lines that made the nodes are known for the operations run under
     `torch.autograd.set_detect_anomaly(True, check_nan=False)`. A graph of more than `max_nodes`
@@ -26,7 +27,7 @@ def show_backward(output: torch.Tensor, gradient: torch.Tensor | None = None, *,
                          f"(max_nodes={max_nodes}): record a smaller model or batch, or pass max_nodes=; "
                          "backward() has not run")
     recording.run(lambda: output.backward(gradient, **backward_args))
-    display: Callable | None = getattr(builtins, "display", None)  # IPython's, in a notebook
+    display: Callable[[object], object] | None = getattr(builtins, "display", None)  # IPython's, in a notebook
     if display is None:
         print(recording.table())
     else:
@@ -37,7 +38,7 @@ def made_in(output: torch.Tensor, caller: str) -> str:
     """The file whose code made `output`: in a notebook, the cell of the forward pass (each cell runs
     as a file of one folder), which may not be the cell that calls show_backward."""
     folder = os.path.dirname(caller)
-    metadata: dict = getattr(output.grad_fn, "metadata", {})  # none without a grad_fn: Recording says why
+    metadata: dict[str, Any] = getattr(output.grad_fn, "metadata", {})  # none without a grad_fn: Recording says why
     frames = [FRAME.search(entry) for entry in metadata.get("traceback_", [])]
     return next((m["file"] for m in frames if m and os.path.dirname(m["file"]) == folder), caller)
 
@@ -47,9 +48,9 @@ class Viewer:
     without scripts), the table as text (text/plain) and the recording's data (STEPS)."""
 
     def __init__(self, recording: Recording) -> None:
-        self.data = recording.data()
-        self.data["svg"] = layout.svg(self.data)
+        data = recording.data()
+        self.data: LaidOut = {**data, "svg": layout.svg(data)}
         self.text = recording.table()
 
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
         return {"text/plain": self.text, "text/html": view.notebook_html(self.data), STEPS: self.data}

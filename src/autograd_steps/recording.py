@@ -42,15 +42,119 @@ import os
 import re
 import sys
 import types
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 import torch
+from torch.autograd.graph import Node as Fn
 
 STEPS = "application/vnd.snippet.steps+json"
 SMALL = 8  # tensors with at most this many elements are recorded value by value
+Grads = tuple[torch.Tensor | None, ...]  # what a node's hooks are given
 FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in [^\n]*\n(?P<code>[^\n]*)')
 
 
-def step_through(output, gradient=None, **backward_args):
+# The recording's data (`Recording.data()`), as the viewer reads it. A node's and an edge's
+# "id" is its index in "nodes" and "edges"; a step's "node", an edge's "from" and "to" are ids.
+
+class Frame(TypedDict):
+    """A line of the recorded file in the stack that made a node (or the line that made a leaf)."""
+    file: str  # the file's name, without its folder
+    line: int
+    code: str  # without a comment at its end
+
+
+class Saved(TypedDict):
+    """A tensor a node saved for backward."""
+    name: str  # "self" of _saved_self; a custom Function's by its index in saved_tensors
+    shape: list[int]
+    dtype: str  # "float32"
+    bytes: int
+
+
+class Attribute(TypedDict):
+    """What a custom Function's forward kept on ctx besides tensors (ctx.alpha = alpha)."""
+    name: str
+    value: str  # its repr
+
+
+class Node(TypedDict):
+    """A node of the graph: a grad_fn, or a leaf's AccumulateGrad."""
+    id: int
+    name: str  # the type of the grad_fn: "MulBackward0", "AccumulateGrad"
+    kind: Literal["leaf", "op", "custom"]
+    label: str  # a leaf's name ("x", "model.0.weight", or "AccumulateGrad"); a custom Function's "Name (custom)"
+    detail: str  # a leaf's shape ("3×4", "scalar"); an operation's "line n", or ""
+    line: int | None  # the line of the file that made it (a leaf: that bound its name)
+    lines: list[int]  # every line of the file in the stack that made it, outermost first
+    where: list[Frame]  # the frames of the stack that made it in the file's folder, outermost first
+    saved: list[Saved]
+    attributes: NotRequired[list[Attribute]]  # a custom Function's only
+
+
+class RecordedNode(Node):
+    """A node as the recording keeps it while it runs: with its grad_fn, and where it was made."""
+    fn: Fn
+    sequence: int  # the order the forward pass made it in (leaves first)
+
+
+Edge = TypedDict("Edge", {
+    "from": int,  # the node that sends the gradient
+    "to": int,  # the node it is sent to, the one at `slot` of the sender's next_functions
+    "slot": int,
+    "id": int,
+})
+
+
+class Summary(TypedDict):
+    """A gradient as a reader sees it (`summary`), or the gradients of a node's several outputs (`received`)."""
+    shape: list[int] | None  # None: several outputs
+    values: float | list[Any] | None  # the values (nested lists, as tolist()) of a small tensor
+    text: str
+    norm: float
+    min: float
+    max: float
+
+
+class Carried(TypedDict):
+    """The gradient along an edge; None where the node sent none along it."""
+    edge: int
+    grad: Summary | None
+
+
+class Step(TypedDict):
+    """A node's run in the backward pass."""
+    node: int
+    received: Summary | None  # what arrived at the node (None: no gradient)
+    sent: list[Carried]  # along each of its edges
+    contributions: list[Carried]  # what each edge into the node carried, which add up to `received`
+    description: str
+
+
+class ForwardLine(TypedDict):
+    """A top-level line of the file, with the nodes it added."""
+    line: int
+    code: str
+    nodes: list[int]
+    description: str
+
+
+class Data(TypedDict):
+    """What `Recording.data()` returns: a recorded backward pass (STEPS in a MIME bundle)."""
+    file: str  # the name of the file whose code made the graph
+    source: list[str]  # its lines
+    nodes: list[Node]
+    edges: list[Edge]
+    steps: list[Step]  # in the order the engine ran them
+    forward: list[ForwardLine]
+
+
+class LaidOut(Data):
+    """The data with its graph laid out (`autograd_steps.layout`), as the viewer shows it."""
+    svg: str | None  # None where Graphviz is not installed
+
+
+def step_through(output: torch.Tensor, gradient: torch.Tensor | None = None, **backward_args: Any) -> None:
     """`output.backward(gradient, **backward_args)`, recorded and shown. Returns None, as
     backward() does (Jupyter would show a returned recording a second time)."""
     caller = sys._getframe(1)
@@ -59,19 +163,19 @@ def step_through(output, gradient=None, **backward_args):
     show(recording)
 
 
-def show(recording):
+def show(recording: "Recording") -> None:
     display = getattr(builtins, "display", None)
     display(recording) if display else print(recording.table())
 
 
 @contextlib.contextmanager
-def recorded(path):
+def recorded(path: str) -> Iterator[None]:
     """Within the block, anomaly mode is on and every `backward()` called from the code of
     the file `path` on one tensor is recorded and shown as it runs; other calls run as they are."""
     path = os.path.abspath(path)
     real = torch.autograd.backward
 
-    def backward(tensors, *args, **kwargs):
+    def backward(tensors: Any, *args: Any, **kwargs: Any) -> None:
         frame: types.FrameType | None = sys._getframe(1)
         while frame is not None and frame.f_code.co_filename != path:
             frame = frame.f_back
@@ -89,7 +193,7 @@ def recorded(path):
         torch.autograd.backward = real
 
 
-def names(frame):
+def names(frame: types.FrameType) -> dict[int, str]:
     """{id(tensor): name} for the leaves a frame's variables hold, modules' parameters included."""
     found: dict[int, str] = {}
     for scope in (frame.f_locals, frame.f_globals):
@@ -103,15 +207,15 @@ def names(frame):
 
 
 class Recording:
-    def __init__(self, output, leaf_names, path):
+    def __init__(self, output: torch.Tensor, leaf_names: dict[int, str], path: str) -> None:
         if output.grad_fn is None:
             raise ValueError("step_through needs a tensor computed from tensors that require grad "
                              "(this one has no grad_fn)")
         self.output, self.folder, self.file = output, os.path.dirname(path), os.path.basename(path)
         self.source = source_lines(path)
-        self.nodes: list[dict] = []
+        self.nodes: list[RecordedNode] = []
         self.index: dict[int, object] = {}  # id(node) -> node, which the recording keeps alive
-        self.edges: list[dict] = []
+        self.edges: list[Edge] = []
         self.visit(output.grad_fn, leaf_names)
         self.place_leaves(path, self.nodes[0]["line"])
         self.nodes.sort(key=lambda n: n["sequence"])
@@ -123,9 +227,9 @@ class Recording:
         self.edges.sort(key=lambda e: (e["from"], e["slot"]))
         for k, edge in enumerate(self.edges):
             edge["id"] = k
-        self.steps = []
+        self.steps: list[Step] = []
 
-    def visit(self, fn, leaf_names):
+    def visit(self, fn: Fn, leaf_names: dict[int, str]) -> None:
         """Every node reachable from `fn`, each once, with its edges."""
         stack = [fn]
         while stack:
@@ -136,31 +240,36 @@ class Recording:
             self.nodes.append(self.describe(fn, leaf_names))
             for slot, (next_fn, _input) in enumerate(fn.next_functions):
                 if next_fn is not None:
-                    self.edges.append({"from": id(fn), "to": id(next_fn), "slot": slot})
+                    edge: Edge = {"from": id(fn), "to": id(next_fn), "slot": slot, "id": -1}  # numbered once sorted
+                    self.edges.append(edge)
                     stack.append(next_fn)
 
-    def describe(self, fn, leaf_names):
+    def describe(self, fn: Fn, leaf_names: dict[int, str]) -> RecordedNode:
         name = type(fn).__name__
-        node = {"fn": fn, "name": name, "sequence": fn._sequence_nr(), "saved": saved(fn)}
+        kind: Literal["leaf", "op", "custom"]
+        custom = None
         if hasattr(fn, "variable"):
             variable = fn.variable
-            node.update(kind="leaf", label=leaf_names.get(id(variable), "AccumulateGrad"),
-                        detail=shape_text(variable.shape), where=[])
-            node["sequence"] = -1  # leaves first: they were made before any operation on them
+            kind, label, detail, where = ("leaf", leaf_names.get(id(variable), "AccumulateGrad"),
+                                          shape_text(variable.shape), [])
+            sequence = -1  # leaves first: they were made before any operation on them
         else:
             custom = getattr(fn, "_forward_cls", None)
-            node.update(kind="custom" if custom else "op",
-                        label=f"{custom.__name__} (custom)" if custom else name,
-                        where=self.where(fn))
-            if custom:  # what forward kept on ctx besides tensors (ctx.alpha = alpha)
-                node["attributes"] = [{"name": k, "value": repr(v)} for k, v in vars(fn).items()]
-        lines = [frame["line"] for frame in node["where"] if frame["file"] == self.file]
-        node.update(lines=lines, line=lines[0] if lines else None)
-        if node["kind"] != "leaf":
-            node["detail"] = f"line {node['line']}" if node["line"] else ""
+            kind, label = ("custom", f"{custom.__name__} (custom)") if custom else ("op", name)
+            where = self.where(fn)
+            sequence = fn._sequence_nr()
+        lines = [frame["line"] for frame in where if frame["file"] == self.file]
+        line = lines[0] if lines else None
+        if kind != "leaf":
+            detail = f"line {line}" if line else ""
+        node: RecordedNode = {"fn": fn, "id": -1, "name": name, "sequence": sequence,  # numbered once sorted
+                              "saved": saved(fn), "kind": kind, "label": label, "detail": detail, "where": where,
+                              "lines": lines, "line": line}
+        if custom:  # what forward kept on ctx besides tensors (ctx.alpha = alpha)
+            node["attributes"] = [{"name": k, "value": repr(v)} for k, v in vars(fn).items()]
         return node
 
-    def place_leaves(self, path, before):
+    def place_leaves(self, path: str, before: int | None) -> None:
         """A named leaf's line: the last statement of the file's own code (not inside its functions)
         before line `before` (where the output was made) that binds its name (`x` of `x.grad`,
         `model` of `model.0.weight`)."""
@@ -172,21 +281,24 @@ class Recording:
             lines = [(n, code) for n, code in made_here if before is None or n <= before]
             if lines:
                 line, code = lines[-1]
-                node.update(where=[{"file": self.file, "line": line, "code": code}], lines=[line], line=line)
+                node["where"] = [{"file": self.file, "line": line, "code": code}]
+                node["lines"], node["line"] = [line], line
 
-    def where(self, fn):
+    def where(self, fn: Fn) -> list[Frame]:
         """The frames of the creating stack that are in the snippet's folder, outermost first."""
-        frames, prefix = [], f'  File "{os.path.join(self.folder, "")}'
-        for entry in fn.metadata.get("traceback_", []):
+        frames: list[Frame] = []
+        prefix = f'  File "{os.path.join(self.folder, "")}'
+        metadata = cast(dict[str, Any], fn.metadata)  # a dict, which torch's annotations call a method
+        for entry in metadata.get("traceback_", []):
             m = entry.startswith(prefix) and FRAME.search(entry)
             if m and os.path.dirname(m["file"]) == self.folder:
                 code = m["code"].split("  #")[0].strip()  # without a comment at its end
                 frames.append({"file": os.path.basename(m["file"]), "line": int(m["line"]), "code": code})
         return frames
 
-    def run(self, backward):
+    def run(self, backward: Callable[[], object]) -> None:
         """Call `backward()` (which runs this recording's backward pass) with every node watched."""
-        running: dict[int, dict] = {}  # node id -> the step it is in
+        running: dict[int, Step] = {}  # node id -> the step it is in
         outgoing: dict[int, dict[int, int]] = {node["id"]: {} for node in self.nodes}  # node id -> {slot: edge id}
         for edge in self.edges:
             outgoing[edge["from"]][edge["slot"]] = edge["id"]
@@ -200,7 +312,7 @@ class Recording:
         finally:
             for handle in handles:
                 handle.remove()
-        sent = {}  # edge id -> the gradient it carried
+        sent: dict[int, Summary | None] = {}  # edge id -> the gradient it carried
         for step in self.steps:
             for item in step["sent"]:
                 sent[item["edge"]] = item["grad"]
@@ -210,26 +322,28 @@ class Recording:
         for number, step in enumerate(self.steps, 1):
             step["description"] = self.step_text(number, step)
 
-    def prehook(self, node, running):
-        def hook(grad_outputs):
-            step = {"node": node["id"], "received": received(grad_outputs), "sent": []}
+    def prehook(self, node: RecordedNode, running: dict[int, Step]) -> Callable[[Grads], None]:
+        def hook(grad_outputs: Grads) -> None:
+            step: Step = {"node": node["id"], "received": received(grad_outputs), "sent": [],
+                          "contributions": [], "description": ""}  # these two once the pass has run
             running[node["id"]] = step
             self.steps.append(step)
         return hook
 
-    def hook(self, node, running, edges):
-        def hook(grad_inputs, grad_outputs):
+    def hook(self, node: RecordedNode, running: dict[int, Step],
+             edges: dict[int, int]) -> Callable[[Grads, Grads], None]:
+        def hook(grad_inputs: Grads, grad_outputs: Grads) -> None:
             running[node["id"]]["sent"] = [{"edge": edges[slot], "grad": summary(g)}
                                            for slot, g in enumerate(grad_inputs) if slot in edges]
         return hook
 
     # What a reader sees
 
-    def node_text(self, i):
+    def node_text(self, i: int) -> str:
         """An operation's node by its name; a leaf's by its AccumulateGrad: `x's AccumulateGrad`."""
         return node_text(self.nodes[i])
 
-    def line_text(self, node):
+    def line_text(self, node: Node) -> str:
         frame = next((f for f in reversed(node["where"]) if f["file"] == self.file), None) \
             or (node["where"][-1] if node["where"] else None)
         if frame is None:
@@ -237,13 +351,13 @@ class Recording:
         made = f"{node['label']} made" if node["kind"] == "leaf" else "made"
         return f" ({made} by line {frame['line']}: {frame['code']})"
 
-    def received_text(self, step, nothing):
+    def received_text(self, step: Step, nothing: str) -> str:
         """What arrived, as the sum of what each edge carried where two or more paths meet."""
         received = step["received"]["text"] if step["received"] else nothing
-        parts = [c["grad"]["text"] for c in step["contributions"]]
+        parts = [c["grad"]["text"] if c["grad"] else "None" for c in step["contributions"]]
         return f"{' + '.join(parts)} = {received}" if len(parts) > 1 else received
 
-    def sent_text(self, step, to):
+    def sent_text(self, step: Step, to: str) -> list[str]:
         """What went to each node: once for a node that two or more edges reach, with how many."""
         by_target: dict[int, list[str]] = {}
         for s in step["sent"]:
@@ -259,7 +373,7 @@ class Recording:
                 texts.append(f"{' and '.join(grads)}, one along each of its {count_text(len(grads))} edges,{to}{name}")
         return texts
 
-    def step_text(self, number, step):
+    def step_text(self, number: int, step: Step) -> str:
         node = self.nodes[step["node"]]
         text = (f"Step {number} of {len(self.steps)}: {self.node_text(step['node'])}{self.line_text(node)}"
                 f" receives {self.received_text(step, 'nothing')}")
@@ -268,18 +382,18 @@ class Recording:
             return text + f", and adds it to {where}."
         if node["kind"] == "custom":
             kept = [f"saved tensor {t['name']} ({shape_text(t['shape'])} {t['dtype']}, {t['bytes']} bytes)"
-                    for t in node["saved"]] + [f"ctx.{a['name']} = {a['value']}" for a in node["attributes"]]
+                    for t in node["saved"]] + [f"ctx.{a['name']} = {a['value']}" for a in node.get("attributes", [])]
             text += f"; its backward reads {', '.join(kept)}" if kept else ""
         sent = self.sent_text(step, " to ")
         return text + (f", and sends {'; '.join(sent)}." if sent else ".")
 
-    def forward_lines(self):
+    def forward_lines(self) -> list[ForwardLine]:
         """The top-level lines of the snippet in the order they ran, with the nodes each added."""
         lines: dict[int, list[int]] = {}
         for node in self.nodes:
             if node["line"] is not None:
                 lines.setdefault(node["line"], []).append(node["id"])
-        result = []
+        result: list[ForwardLine] = []
         for line, ids in sorted(lines.items()):
             code = next(f["code"] for f in self.nodes[ids[0]]["where"] if f["line"] == line)
             added = ", ".join(self.node_text(i) for i in ids)
@@ -287,13 +401,11 @@ class Recording:
                            "description": f"Line {line}, {code}, adds {added}."})
         return result
 
-    def data(self):
-        keep = ("id", "name", "kind", "label", "detail", "line", "lines", "where", "saved", "attributes")
-        return {"file": self.file, "source": self.source,
-                "nodes": [{k: n[k] for k in keep if k in n} for n in self.nodes],
+    def data(self) -> Data:
+        return {"file": self.file, "source": self.source, "nodes": [public(n) for n in self.nodes],
                 "edges": self.edges, "steps": self.steps, "forward": self.forward_lines()}
 
-    def rows(self):
+    def rows(self) -> Iterator[list[str]]:
         for number, step in enumerate(self.steps, 1):
             node = self.nodes[step["node"]]
             yield [str(number), node_label(node), str(node["line"] or ""), self.received_text(step, ""),
@@ -301,33 +413,43 @@ class Recording:
 
     HEADER = ["Step", "Node", "Line", "Gradient received", "Gradients sent"]
 
-    def table(self):
+    def table(self) -> str:
         rows = [self.HEADER, *self.rows()]
         widths = [max(len(r[i]) for r in rows) for i in range(len(self.HEADER) - 1)]
         return "\n".join("  ".join([*(c.ljust(w) for c, w in zip(r, widths)), r[-1]]).rstrip() for r in rows)
 
-    def _repr_html_(self):
-        def esc(text):
+    def _repr_html_(self) -> str:
+        def esc(text: str) -> str:
             return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         head = "".join(f"<th>{h}</th>" for h in self.HEADER)
         body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self.rows())
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
-    def _repr_mimebundle_(self, include=None, exclude=None):
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
         return {"text/plain": self.table(), "text/html": self._repr_html_(), STEPS: self.data()}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return self.table()
 
 
-def source_lines(path):
+def public(node: RecordedNode) -> Node:
+    """A node as the data has it: without its grad_fn and its place in the forward pass."""
+    found: Node = {"id": node["id"], "name": node["name"], "kind": node["kind"], "label": node["label"],
+                   "detail": node["detail"], "line": node["line"], "lines": node["lines"], "where": node["where"],
+                   "saved": node["saved"]}
+    if "attributes" in node:
+        found["attributes"] = node["attributes"]
+    return found
+
+
+def source_lines(path: str) -> list[str]:
     """The lines of a file, or of a notebook's cell (which IPython keeps in linecache under the
     file name its code runs as); none where there are none."""
     linecache.checkcache(path)  # a file changed since it was read; a cell's lines stay
     return [line.rstrip("\n") for line in linecache.getlines(path)]
 
 
-def bindings(lines):
+def bindings(lines: list[str]) -> dict[str, list[tuple[int, str]]]:
     """{name: [(line, code)]}: the statements of a file's own code (not of its functions or
     classes) that bind each name, in order; a statement inside `with` or `for` is its own line."""
     try:
@@ -336,11 +458,12 @@ def bindings(lines):
         return {}
     found: dict[str, list[tuple[int, str]]] = {}
 
-    def visit(node, statement):
+    def visit(node: ast.AST, statement: ast.stmt | None) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 continue
             if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                assert statement is not None  # a name is bound inside a statement
                 code = lines[statement.lineno - 1].split("  #")[0].strip()
                 found.setdefault(child.id, []).append((statement.lineno, code))
             visit(child, child if isinstance(child, ast.stmt) else statement)
@@ -349,29 +472,30 @@ def bindings(lines):
     return {name: sorted(set(made)) for name, made in found.items()}
 
 
-def node_label(node):
+def node_label(node: Node) -> str:
     """A node as a table names it: a leaf by its AccumulateGrad and the leaf's name."""
     if node["kind"] != "leaf" or node["label"] == "AccumulateGrad":
         return node["label"]
     return f"AccumulateGrad ({node['label']})"
 
 
-def node_text(node):
+def node_text(node: Node) -> str:
     """A node as a sentence names it: `x's AccumulateGrad` for the leaf x."""
     if node["kind"] != "leaf" or node["label"] == "AccumulateGrad":
         return node["label"]
     return f"{node['label']}'s AccumulateGrad"
 
 
-def count_text(n):
+def count_text(n: int) -> str:
     return {2: "two", 3: "three", 4: "four"}.get(n, str(n))
 
 
-def saved(fn):
+def saved(fn: Fn) -> list[Saved]:
     """The tensors a node keeps for backward, read before backward frees them."""
-    found = []
+    found: list[Saved] = []
     if hasattr(fn, "_forward_cls"):
-        items = [(str(i), t) for i, t in enumerate(fn.saved_tensors)]
+        ctx: Any = fn  # a custom Function's node is its ctx
+        items = [(str(i), t) for i, t in enumerate(ctx.saved_tensors)]
     else:
         items = [(a.removeprefix("_saved_"), getattr(fn, a)) for a in dir(fn) if a.startswith("_saved_")]
     for name, value in items:
@@ -381,15 +505,15 @@ def saved(fn):
     return found
 
 
-def shape_text(shape):
+def shape_text(shape: Sequence[int]) -> str:
     return "×".join(map(str, shape)) or "scalar"
 
 
-def number(value):
+def number(value: float) -> str:
     return f"{value:.4g}" if math.isfinite(value) else str(value)
 
 
-def summary(tensor):
+def summary(tensor: torch.Tensor | None) -> Summary | None:
     """A gradient as a reader sees it: its values when small, its norm and range otherwise."""
     if tensor is None:
         return None
@@ -400,13 +524,12 @@ def summary(tensor):
         return {"shape": list(t.shape), "values": values, "text": nested_text(values),
                 "norm": math.sqrt(sum(v * v for v in flat)), "min": min(flat), "max": max(flat)}
     low, high = torch.aminmax(t)
-    stats = {"shape": list(t.shape), "values": None, "norm": t.norm().item(), "min": low.item(), "max": high.item()}
-    stats["text"] = (f"{shape_text(t.shape)}, norm {number(stats['norm'])}, "
-                     f"from {number(stats['min'])} to {number(stats['max'])}")
-    return stats
+    norm, least, most = t.norm().item(), low.item(), high.item()
+    return {"shape": list(t.shape), "values": None, "norm": norm, "min": least, "max": most,
+            "text": f"{shape_text(t.shape)}, norm {number(norm)}, from {number(least)} to {number(most)}"}
 
 
-def received(grads):
+def received(grads: Sequence[torch.Tensor | None]) -> Summary | None:
     """What arrived at a node: its one output's gradient, or each output's where it has several
     (torch.unbind, a custom Function returning two tensors), with their norm and range together."""
     if len(grads) == 1:
@@ -419,7 +542,7 @@ def received(grads):
             "min": min((p["min"] for p in known), default=0.0), "max": max((p["max"] for p in known), default=0.0)}
 
 
-def nested_text(values):
+def nested_text(values: float | list[Any]) -> str:
     if isinstance(values, list):
         return "[" + ", ".join(nested_text(v) for v in values) + "]"
     return number(values)

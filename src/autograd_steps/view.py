@@ -27,17 +27,24 @@ so that a reader who steps through sees both without scrolling back to the block
 The site links the script and styles (`ASSETS`) from its pages; a notebook's output holds them.
 """
 
+from __future__ import annotations
+
 import html
 import json
 import math
 import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from autograd_steps.layout import MISSING
+
+if TYPE_CHECKING:  # the recorder imports torch, which the viewer does not need
+    from autograd_steps.recording import Data, LaidOut, Node, Step, Summary
 
 ASSETS = Path(__file__).parent / "assets"  # steps.js and steps.css
 CAPTION = ("backward() runs up the arrows: from the output at the bottom to the leaves' "
@@ -46,7 +53,7 @@ UNKNOWN = ("{count} of the graph's operations were made outside anomaly mode, so
            "is unknown: run the forward pass under torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-def notebook_html(steps: dict) -> str:
+def notebook_html(steps: LaidOut) -> str:
     """The viewer as a notebook's output shows it: its styles and script inline (nothing is fetched
     from another host, no extension is needed); without scripts, the table of steps shows."""
     style, script = ((ASSETS / name).read_text(encoding="utf-8") for name in ("steps.css", "steps.js"))
@@ -54,7 +61,7 @@ def notebook_html(steps: dict) -> str:
             f"<script>{script}</script></div>")
 
 
-def viewer(steps: dict, svg: str | None, block: dict | None, scripted: bool = False) -> str:
+def viewer(steps: Data, svg: str | None, block: dict[tuple[str, int], int] | None, scripted: bool = False) -> str:
     """The viewer's HTML; `svg` is the graph ready to inline (None: Graphviz is missing), `block`
     {(file name, line): line of the code block above} for the lines that block shows (None: no
     block, all the file's lines). `scripted`: the code and the graph show only once the script
@@ -93,7 +100,7 @@ def viewer(steps: dict, svg: str | None, block: dict | None, scripted: bool = Fa
             "</figure>")
 
 
-def shown_lines(steps, block):
+def shown_lines(steps: Data, block: dict[tuple[str, int], int] | None) -> list[int]:
     """The numbers of the file's lines that the viewer shows: those of the block, from the first
     that made a node (the lines before it, imports and the like, made nothing to point at)."""
     source = steps.get("source", [])
@@ -103,7 +110,7 @@ def shown_lines(steps, block):
     return [n for n in lines if first is not None and first <= n <= len(source)]
 
 
-def code_html(steps, shown):
+def code_html(steps: Data, shown: list[int]) -> str:
     """The shown lines of the file, highlighted as the block above, each with its number."""
     if not shown:
         return ""
@@ -115,7 +122,7 @@ def code_html(steps, shown):
     return f'<div class="snippet-steps__code highlight"><pre><code aria-label="{label}">{lines}</code></pre></div>'
 
 
-def min_width(svg):
+def min_width(svg: str) -> int:
     """The narrowest the graph may be drawn with its smallest label still 12 px tall (Graphviz
     gives the width and font sizes in points, so the ratio is the same in pixels)."""
     width = float(re.findall(r'<svg[^>]*?\swidth="([\d.]+)pt"', svg)[0])
@@ -123,12 +130,12 @@ def min_width(svg):
     return math.ceil(width * 12 / font)
 
 
-def shown_line(lines, shown):
+def shown_line(lines: Sequence[int], shown: Iterable[int]) -> int | None:
     """The line to highlight for a node made by `lines` of the file: the innermost shown."""
     return next((n for n in reversed(lines) if n in shown), None)
 
 
-def script_data(steps, shown):
+def script_data(steps: Data, shown: list[int]) -> dict[str, Any]:
     """What steps.js needs: per node the line of the file to highlight; edges' ends; per backward
     step the node, the edges it receives on and sends along, its description and its panel's
     rows; per forward line the line, the nodes it adds and its description."""
@@ -143,18 +150,18 @@ def script_data(steps, shown):
     }
 
 
-def grad_text(summary):
+def grad_text(summary: Summary | None) -> str:
     return summary["text"] if summary else "None (no gradient)"
 
 
-def node_name(steps, i):
+def node_name(steps: Data, i: int) -> str:
     """An operation's node by its name, a leaf's by its AccumulateGrad (as autograd_steps.node_text)."""
     node = steps["nodes"][i]
     named = node["kind"] == "leaf" and node["label"] != "AccumulateGrad"
     return f"{node['label']}'s AccumulateGrad" if named else node["label"]
 
 
-def sent_html(steps, step):
+def sent_html(steps: Data, step: Step) -> str:
     """What a step sent to each node, once per node: with how many edges where two or more reach it."""
     by_target: dict[int, list[str]] = {}
     for s in step["sent"]:
@@ -167,7 +174,7 @@ def sent_html(steps, step):
     return "<br>".join(parts)
 
 
-def panel_rows(steps, step):
+def panel_rows(steps: Data, step: Step) -> list[list[str]]:
     """[kind, what, value] for the panel: what arrives (each contribution, and their sum where
     two paths meet) and what goes out along each edge."""
     edges, contributions = steps["edges"], step["contributions"]
@@ -190,19 +197,19 @@ def panel_rows(steps, step):
     return rows
 
 
-def grad_attribute(node):
+def grad_attribute(node: Node) -> str:
     """Where a leaf's AccumulateGrad puts the gradient."""
     return f"{node['label']}.grad" if node["label"] != "AccumulateGrad" else "the leaf's .grad"
 
 
-def saved_text(node):
+def saved_text(node: Node) -> str:
     """What a custom node saved for backward, and the attributes it keeps on ctx."""
     tensors = [f"{s['name']}: {'×'.join(map(str, s['shape'])) or 'scalar'} {s['dtype']} ({s['bytes']} bytes)"
                for s in node["saved"]]
     return "; ".join(tensors + [f"ctx.{a['name']} = {a['value']}" for a in node.get("attributes", [])])
 
 
-def table(steps):
+def table(steps: Data) -> str:
     nodes = steps["nodes"]
     custom = any(node["kind"] == "custom" for node in nodes)
     head = ["Step", "Node", "Made by line", "Gradient received", "Gradients sent"] + ["Saved for backward"] * custom

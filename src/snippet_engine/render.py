@@ -6,6 +6,7 @@ import hashlib
 import html
 import re
 import xml.etree.ElementTree as ET
+from typing import Any
 
 PT_TO_PX = 4 / 3
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # but tab, newline and carriage return
@@ -14,26 +15,26 @@ ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", XLINK_NS)
 
 
-def escaped(text):
+def escaped(text: str) -> str:
     """Text as HTML, its control characters shown as Python writes them (\\x07): a terminal acts on
     them, a page would hide them or break."""
     return html.escape(CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", text))
 
 
-def svg_size(svg):
+def svg_size(svg: str) -> tuple[int | None, int | None]:
     """Width and height in CSS pixels, from the SVG's own attributes."""
-    def px(name):
+    def px(name: str) -> int | None:
         m = re.search(rf'<svg[^>]*?\s{name}="([\d.]+)(pt|px)?"', svg)
         return round(float(m.group(1)) * (PT_TO_PX if m.group(2) == "pt" else 1)) if m else None
     return px("width"), px("height")
 
 
-def svg_file(svg, site, data):
+def svg_file(svg: str, site: Any, data: bytes) -> tuple[str, int | None, int | None]:
     """The URL of `data` (the SVG `svg` as served) stored as a file of the site, and the SVG's size."""
     return (site.asset_url(hashlib.sha256(data).hexdigest()[:16] + ".svg", data), *svg_size(svg))
 
 
-def safe_svg(svg, inline=True):
+def safe_svg(svg: str, inline: bool = True) -> str:
     """An SVG fit to inline in a page or to open on its own: no scripts, event handlers,
     foreign content or links other than to anchors and web pages. Inline, also no ids,
     classes, comments, styles or titles, which would clash between the graphs of one page."""
@@ -52,7 +53,7 @@ def safe_svg(svg, inline=True):
     return ET.tostring(root, encoding="unicode")
 
 
-def check_svg(svg, message):
+def check_svg(svg: str, message: str) -> None:
     """An SVG the page cannot show fails the snippet where it made it: `message` says why."""
     try:
         ET.fromstring(svg[svg.index("<svg"):])
@@ -60,13 +61,13 @@ def check_svg(svg, message):
         raise ValueError(message.format(err)) from None
 
 
-def running_block(files):
+def running_block(files: list[str]) -> str:
     """Under a block whose snippet `mkdocs serve` runs in the background."""
     return ('<div class="admonition info snippet-running"><p class="admonition-title">Still running</p>'
             f"<p>{html.escape(', '.join(files))} is still running: the page reloads with its output "
             "when it ends.</p></div>")
 
 
-def error_block(title, message):
+def error_block(title: str, message: str) -> str:
     return (f'<div class="admonition failure snippet-error"><p class="admonition-title">'
             f'{html.escape(title)}</p><pre><code>{escaped(message)}</code></pre></div>')

@@ -19,10 +19,17 @@ import re
 import sys
 import types
 from collections import deque
+from typing import Any, NotRequired, TextIO
 
 from snippet_engine import kinds
+from snippet_engine.shapes import LineOutput
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")  # colour codes: a page shows plain text
+
+
+class Item(LineOutput):
+    """An output as the capture collects it: a stream's text as a list of chunks until finish()."""
+    chunks: NotRequired[list[str]]
 
 
 class Capture:
@@ -33,17 +40,17 @@ class Capture:
     Appending is linear in the output's size.
     """
 
-    def __init__(self, path, limit):
+    def __init__(self, path: str, limit: int) -> None:
         self.path = path
-        self.items = []  # {"line": n, "output": {...}}; stream text as a list of chunks until finish()
+        self.items: list[Item] = []  # {"line": n, "output": {...}}; stream text as a list of chunks until finish()
         self.head_left = limit // 2
-        self.tail: deque[list] = deque()  # [line, stream, text] of the last output, cut from the left
+        self.tail: deque[list[Any]] = deque()  # [line, stream, text] of the last output, cut from the left
         self.tail_size, self.tail_limit = 0, limit - limit // 2
         self.cut_chars = self.cut_lines = 0
-        self.fd_streams = []
-        self.last_line = None  # output seen after the snippet ended belongs to its last output's line
+        self.fd_streams: list[FdStream] = []
+        self.last_line: int | None = None  # output seen after the snippet ended belongs to its last output's line
 
-    def current_line(self):
+    def current_line(self) -> int | None:
         """The top-level statement of the snippet that is running: output made inside
         a function belongs under the block that calls it, not the one defining it."""
         frame: types.FrameType | None = sys._getframe(1)
@@ -54,12 +61,12 @@ class Capture:
             frame = frame.f_back
         return line
 
-    def add(self, output):
+    def add(self, output: dict[str, Any]) -> None:
         self.drain()
         self.last_line = self.current_line() or self.last_line
         self.items.append({"line": self.last_line, "output": output})
 
-    def stream(self, name, text):
+    def stream(self, name: str, text: str) -> None:
         if not text:
             return
         line = self.last_line = self.current_line() or self.last_line
@@ -81,19 +88,19 @@ class Capture:
                     self.tail.popleft()
 
     @staticmethod
-    def append(items, line, name, text):
+    def append(items: list[Item], line: int | None, name: str, text: str) -> None:
         last = items[-1] if items else None
         if last and last["line"] == line and last["output"].get("name") == name:
             last["chunks"].append(text)
         else:
             items.append({"line": line, "output": {"output_type": "stream", "name": name}, "chunks": [text]})
 
-    def drain(self):
+    def drain(self) -> None:
         """Text written straight to file descriptor 1 or 2 (os.write, a subprocess)."""
         for stream in self.fd_streams:
             stream.drain(self)
 
-    def finish(self):
+    def finish(self) -> list[LineOutput]:
         """The outputs, with stream chunks joined and the cut marked."""
         self.drain()
         items = self.items
@@ -108,7 +115,7 @@ class Capture:
         for item in items:
             if "chunks" in item:
                 item["output"]["text"] = ANSI.sub("", "".join(item.pop("chunks")))
-        return items
+        return [{"line": item["line"], "output": item["output"]} for item in items]
 
 
 class TextStream(io.TextIOBase):
@@ -118,18 +125,18 @@ class TextStream(io.TextIOBase):
 
     encoding = "utf-8"
 
-    def __init__(self, capture, name, fd, journal):
+    def __init__(self, capture: Capture, name: str, fd: int, journal: TextIO) -> None:
         self.capture, self.name, self.fd, self.journal = capture, name, fd, journal
         self.buffer = BytesStream(self)
 
     @property
-    def errors(self):  # type: ignore[override]  # an attribute to typeshed, a read-only property to io
+    def errors(self) -> str:  # type: ignore[override]  # an attribute to typeshed, a read-only property to io
         return "strict" if self.name == "stdout" else "backslashreplace"  # as Python's own
 
-    def writable(self):
+    def writable(self) -> bool:
         return True
 
-    def write(self, text):
+    def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         text = text.encode("utf-8", self.errors).decode("utf-8")  # a lone surrogate fails on stdout
@@ -140,46 +147,46 @@ class TextStream(io.TextIOBase):
             self.journal.flush()
         return len(text)
 
-    def flush(self):
+    def flush(self) -> None:
         self.journal.flush()
 
-    def fileno(self):
+    def fileno(self) -> int:
         return self.fd
 
-    def isatty(self):
+    def isatty(self) -> bool:
         return False
 
 
 class BytesStream(io.RawIOBase):
-    def __init__(self, text):
+    def __init__(self, text: TextStream) -> None:
         self.text = text
         self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
-    def writable(self):
+    def writable(self) -> bool:
         return True
 
-    def write(self, data):
+    def write(self, data: bytes) -> int:  # type: ignore[override]  # what a stream's .buffer is given
         self.text.write(self.decoder.decode(bytes(data)))
         return len(data)
 
-    def fileno(self):
+    def fileno(self) -> int:
         return self.text.fd
 
 
 class FdStream:
     """What reaches a file descriptor below Python (a file the worker reads back)."""
 
-    def __init__(self, name, path):
+    def __init__(self, name: str, path: str) -> None:
         self.name, self.file = name, open(path, "rb")
         self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
-    def drain(self, capture):
+    def drain(self, capture: Capture) -> None:
         data = self.file.read()
         if data:
             capture.stream(self.name, self.decoder.decode(data))
 
 
-def capture_streams(capture, fd_files, journals):
+def capture_streams(capture: Capture, fd_files: list[str], journals: list[str]) -> None:
     """Python-level writes go to the capture directly (and to the files `journals`); fd 1 and 2
     go to files read back in order."""
     capture.fd_streams = [FdStream("stdout", fd_files[0]), FdStream("stderr", fd_files[1])]
@@ -191,7 +198,7 @@ def capture_streams(capture, fd_files, journals):
 REPRS = {"text/html": "_repr_html_", "image/svg+xml": "_repr_svg_"}
 
 
-def mime_bundle(obj):
+def mime_bundle(obj: object) -> dict[str, Any]:
     """What Jupyter's display() would show of `obj`."""
     if hasattr(obj, "_repr_mimebundle_"):
         data = obj._repr_mimebundle_()
@@ -201,8 +208,8 @@ def mime_bundle(obj):
     return {"text/plain": repr(obj), **data}
 
 
-def capture_display(capture):
-    def display(*objects, **kwargs):
+def capture_display(capture: Capture) -> None:
+    def display(*objects: object, **kwargs: object) -> None:
         for obj in objects:
             data = mime_bundle(obj)
             kinds.displayed(data)
@@ -211,7 +218,7 @@ def capture_display(capture):
     vars(builtins)["display"] = display
 
 
-def install(capture, fd_files, journals):
+def install(capture: Capture, fd_files: list[str], journals: list[str]) -> None:
     capture_streams(capture, fd_files, journals)
     capture_display(capture)
     kinds.install(capture)

@@ -37,9 +37,12 @@ import sys
 import textwrap
 import tokenize
 import zipfile
+from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from importlib.machinery import PathFinder
 from pathlib import Path
+from typing import Any, TypeGuard
 
 from snippet_engine.chapter import MARKER
 
@@ -49,11 +52,12 @@ BUILTINS = set(dir(builtins))
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
-def names(node):
+def names(node: ast.AST) -> tuple[set[str], set[str]]:
     """(loaded, stored): the free names `node` reads and the names it binds, in its own scope."""
-    loads, stores = set(), set()
+    loads: set[str] = set()
+    stores: set[str] = set()
 
-    def visit(node):
+    def visit(node: ast.AST) -> None:
         match node:
             case ast.Name(id=name, ctx=ast.Load()):
                 if name not in stores:  # read before this statement binds it
@@ -94,7 +98,8 @@ def names(node):
                 params = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
                 params |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a}
                 body = node.body if isinstance(node.body, list) else [node.body]
-                inner_loads, inner_stores = set(), set()
+                inner_loads: set[str] = set()
+                inner_stores: set[str] = set()
                 for statement in body:
                     found = names(statement)
                     inner_loads |= found[0]
@@ -116,8 +121,8 @@ def names(node):
                 inner = Names()
                 for generator in node.generators:
                     inner.add(names(generator.iter))
-                    bound = names(generator.target)[1]
-                    inner.add((set(), bound))
+                    targets = names(generator.target)[1]
+                    inner.add((set(), targets))
                     for condition in generator.ifs:
                         inner.add(names(condition))
                 for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
@@ -134,15 +139,16 @@ def names(node):
 
 
 class Names:
-    def __init__(self):
-        self.loads, self.stores = set(), set()
+    def __init__(self) -> None:
+        self.loads: set[str] = set()
+        self.stores: set[str] = set()
 
-    def add(self, found):
+    def add(self, found: tuple[set[str], set[str]]) -> None:
         self.loads |= found[0]
         self.stores |= found[1]
 
 
-def is_data_read(node):
+def is_data_read(node: ast.AST) -> TypeGuard[ast.Call]:
     """`json.loads(<path>.read_text())`: a data file read whole, which a copy holds as a literal."""
     match node:
         case ast.Call(ast.Attribute(ast.Name("json"), "loads"), [ast.Call(ast.Attribute(_, "read_text"), [])]):
@@ -150,7 +156,7 @@ def is_data_read(node):
     return False
 
 
-def is_output(statement):
+def is_output(statement: ast.AST) -> bool:
     """A statement that only shows something: a print, a plot, an assert; a loop of them."""
     match statement:
         case ast.Expr(ast.Call(ast.Name(name))) if name in OUTPUT_CALLS:
@@ -164,7 +170,7 @@ def is_output(statement):
     return False
 
 
-def is_effect(node):
+def is_effect(node: ast.AST) -> bool:
     """A statement that may change an object other code uses (see Statement.is_effect). A
     compound statement (with, for, if, try) is one when a statement in it is, as a call in an
     assignment is taken to change nothing but the name it binds: the context managers a lesson
@@ -181,7 +187,7 @@ def is_effect(node):
     return True
 
 
-def body_statements(node):
+def body_statements(node: ast.With | ast.AsyncWith | ast.For | ast.AsyncFor | ast.If | ast.Try) -> list[ast.stmt]:
     """The statements a compound statement holds directly (an except clause's included)."""
     found = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
     return found + [s for handler in getattr(node, "handlers", []) for s in handler.body]
@@ -192,26 +198,26 @@ class Statement:
     node: ast.stmt
     first: int  # its lines in the file, the comment lines right above it included
     last: int
-    loads: set
-    binds: set
-    reads: list  # the data-read calls in it (is_data_read)
+    loads: set[str]
+    binds: set[str]
+    reads: list[ast.Call]  # the data-read calls in it (is_data_read)
 
     @property
-    def is_import(self):
+    def is_import(self) -> bool:
         return isinstance(self.node, (ast.Import, ast.ImportFrom))
 
     @property
-    def is_definition(self):
+    def is_definition(self) -> bool:
         return isinstance(self.node, (ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef))
 
     @property
-    def is_effect(self):
+    def is_effect(self) -> bool:
         """It may change an object other code uses (`out.backward()`, `opt.step()`, a loop that
         calls them, a decorator that registers the function it decorates)."""
         return is_effect(self.node)
 
     @property
-    def is_seed(self):
+    def is_seed(self) -> bool:
         match self.node:
             case ast.Expr(ast.Call(ast.Attribute(_, method))) if method.endswith("seed"):
                 return True
@@ -219,7 +225,7 @@ class Statement:
 
 
 @functools.cache
-def parsed(path, mtime_ns):
+def parsed(path: Path, mtime_ns: int) -> tuple[list[Statement], list[str]] | None:
     """The top-level statements of a file (parsed once for each version of it); None when
     Python cannot parse it (the run reports that)."""
     try:
@@ -228,7 +234,8 @@ def parsed(path, mtime_ns):
     except (SyntaxError, ValueError):  # ValueError: not UTF-8, or a NUL byte
         return None
     lines = source.splitlines()
-    statements, previous_end = [], 0
+    statements: list[Statement] = []
+    previous_end = 0
     for node in tree.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         while first - 1 > previous_end and lines[first - 2].strip().startswith("#") \
@@ -236,6 +243,7 @@ def parsed(path, mtime_ns):
             first -= 1  # a comment right above a statement belongs to it
         reads = [n for n in ast.walk(node) if is_data_read(n)]
         loads, binds = names(node)
+        assert node.end_lineno is not None  # ast.parse gives every statement its end
         for read in reads:  # a read becomes a literal: what it loaded is not needed
             loads -= names(read)[0] - (names(node.value)[0] - names(read)[0] if hasattr(node, "value") else set())
         statements.append(Statement(node, first, node.end_lineno, loads, binds, reads))
@@ -246,12 +254,14 @@ def parsed(path, mtime_ns):
     return statements, lines
 
 
-def statements_of(path):
+def statements_of(path: str | Path) -> tuple[list[Statement], list[str]] | None:
     path = Path(path)
     return parsed(path, path.stat().st_mtime_ns)
 
 
-def needed(statements, wanted, drawn=frozenset(), draws_after=True, may_draw=frozenset()):
+def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: AbstractSet[Statement] = frozenset(),
+           draws_after: bool = True,
+           may_draw: AbstractSet[Statement] = frozenset()) -> tuple[list[Statement], set[str]]:
     """The statements among `statements` (in order) that the names `wanted`, used after them,
     need: those that bind a name still needed, and those that may change what it holds (an
     effect on an object made from it; a module or a value such as a number or a device is
@@ -285,11 +295,11 @@ RANDOM = re.compile(r"rand|normal|uniform|bernoulli|multinomial|dropout|shuffle|
 @dataclass
 class Drawing:
     """The names whose call may draw random numbers, and those whose methods may."""
-    calls: set
-    methods: set
+    calls: set[str]
+    methods: set[str]
 
 
-def drawing(statements, helpers):
+def drawing(statements: list[Statement], helpers: set[str]) -> Drawing:
     """A helper's names (`helpers`) and those the statements bind with a definition or value
     that makes a drawing call (`MLP`, whose __init__ calls `nn.Linear`, and `model = MLP()`,
     whose call may run dropout); the methods of a name an assignment binds (an object's:
@@ -305,11 +315,11 @@ def drawing(statements, helpers):
         found.methods |= more - objects
 
 
-def calls_drawing(node, drawing):
+def calls_drawing(node: ast.AST, drawing: Drawing) -> bool:
     """`node` makes a call named for drawing (`torch.randn`, `x.uniform_`, `nn.Linear`) or a
     call that `drawing` says may draw (`model(x)`, `ELUFunction.apply(z)`)."""
     for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
-        callee, last = call.func, None
+        callee, last = call.func, None  # the callee's name, and the last attribute of it
         while isinstance(callee, ast.Attribute):
             last, callee = last or callee.attr, callee.value
         root = callee.id if isinstance(callee, ast.Name) else ""
@@ -318,13 +328,13 @@ def calls_drawing(node, drawing):
     return False
 
 
-def draws(statement, drawing):
+def draws(statement: Statement, drawing: Drawing) -> bool:
     """An assignment that may draw random numbers (see `calls_drawing`)."""
     return isinstance(statement.node, (ast.Assign, ast.AnnAssign)) and statement.node.value is not None \
         and calls_drawing(statement.node.value, drawing)
 
 
-def origins(statements):
+def origins(statements: list[Statement]) -> list[set[str]]:
     """Per statement: every name its value was made from, through the statements before it."""
     made_from: list[set[str]] = []
     latest: dict[str, int] = {}
@@ -339,7 +349,7 @@ def origins(statements):
     return made_from
 
 
-def is_value(node, values=frozenset()):
+def is_value(node: ast.AST, values: AbstractSet[str] = frozenset()) -> bool:
     """An expression whose value no later statement can change in place: a number, a string, a
     dtype, a device, a tuple of them, arithmetic on them (`values`: names known to hold one)."""
     match node:
@@ -362,9 +372,9 @@ def is_value(node, values=frozenset()):
     return False
 
 
-def value_names(statements):
+def value_names(statements: list[Statement]) -> set[str]:
     """The names every binding of which is a value (is_value)."""
-    bound: dict[str, list] = {}
+    bound: dict[str, list[ast.stmt]] = {}
     for s in statements:
         for name in s.binds:
             bound.setdefault(name, []).append(s.node)
@@ -378,8 +388,9 @@ def value_names(statements):
         values |= more
 
 
-def liveness(statements, wanted, made_from, unchangeable):
-    live, chosen = set(wanted), []
+def liveness(statements: list[Statement], wanted: AbstractSet[str], made_from: list[set[str]],
+             unchangeable: AbstractSet[str]) -> tuple[list[Statement], set[str]]:
+    live, chosen = set(wanted), list[Statement]()
     for i in reversed(range(len(statements))):
         s = statements[i]
         uses = s.binds & live
@@ -393,7 +404,7 @@ def liveness(statements, wanted, made_from, unchangeable):
 
 
 @functools.cache
-def project_module(name, folder, project):
+def project_module(name: str, folder: Path, project: Path) -> Path | None:
     """The file of a module the project holds (the snippet's folder first, then the path),
     not an installed package; None for any other module."""
     if "." in name:
@@ -412,15 +423,15 @@ def project_module(name, folder, project):
 @dataclass
 class Inlined:
     """Helper-module code to put before the code that imports it."""
-    imports: list = field(default_factory=list)  # import statements, as text
-    definitions: list = field(default_factory=list)  # statements, as text
+    imports: list[str] = field(default_factory=list)  # import statements, as text
+    definitions: list[str] = field(default_factory=list)  # statements, as text
     plain: bool = False  # the definitions without their comments and docstrings (`plain`)
 
 
 class Source:
     """One snippet file, read as a program whose parts a reader takes away."""
 
-    def __init__(self, path, project, data=None):
+    def __init__(self, path: str | Path, project: str | Path, data: Any = None) -> None:
         self.path, self.project = Path(path), Path(project)
         found = statements_of(self.path)
         # Python cannot parse it: the run says why, and a copy is the lines as they are
@@ -428,7 +439,7 @@ class Source:
         self.data = data  # the values of the one data file the snippet reads, if any
         self.helpers = {n for s in self.statements if self.helper(s) for n in s.binds}
 
-    def helper(self, statement):
+    def helper(self, statement: Statement) -> tuple[dict[str, str | None], Path] | None:
         """The project module a statement imports, with what it takes: ({local name: name
         there}, path); `import tiny_autograd as tiny` takes {"tiny": None}."""
         match statement.node:
@@ -440,7 +451,7 @@ class Source:
                 return ({alias.asname or alias.name: None}, path) if path else None
         return None
 
-    def text(self, statement, first=None, last=None, values=None):
+    def text(self, statement: Statement, first: int | None = None, last: int | None = None, values: Any = None) -> str:
         """A statement's lines (or lines first..last of it) without section markers, its data
         reads replaced by the data's values (or by `values`, the part of them a copy uses)."""
         values = self.data if values is None else values
@@ -448,6 +459,7 @@ class Source:
         lines = [line.encode() for line in self.lines[first - 1:last]]
         reads = statement.reads if values is not None else []
         for read in sorted(reads, key=lambda r: (r.lineno, r.col_offset), reverse=True):
+            assert read.end_lineno is not None  # ast.parse gives every node its end
             top, bottom = read.lineno - first, read.end_lineno - first
             if 0 <= top and bottom < len(lines):
                 indent = " " * len(lines[top][:read.col_offset].decode())
@@ -456,7 +468,7 @@ class Source:
                                          + lines[bottom][read.end_col_offset:]]
         return "\n".join(line.decode() for line in lines if not MARKER.search(line.decode()))
 
-    def inline(self, wanted, inlined, seen=()):
+    def inline(self, wanted: AbstractSet[str], inlined: Inlined, seen: tuple[Path, ...] = ()) -> None:
         """Put into `inlined` what the names `wanted` of this module need of it, with what it
         needs of the helpers it imports in turn."""
         chosen, _ = needed(self.statements, wanted, self.drawn)
@@ -470,18 +482,21 @@ class Source:
             elif (text := plain(self.text(s)) if inlined.plain else self.text(s)) not in inlined.definitions:
                 inlined.definitions.append(text)
 
-    def inline_helper(self, statement, used, inlined, seen):
+    def inline_helper(self, statement: Statement, used: AbstractSet[str], inlined: Inlined,
+                      seen: tuple[Path, ...]) -> None:
         """The code of a helper module a statement imports, as much as `used` needs: the names
         `from elu import ELUCustom` takes, or for `import tiny_autograd as tiny` the attributes
         the code takes from `tiny`, in a function that returns them as a namespace (the module's
         names must not mix with the code's own: both may define `add`)."""
-        taken, module = self.helper(statement)
+        found = self.helper(statement)
+        assert found is not None  # the statement imports a helper
+        taken, module = found
         if module in seen:
             return
         helper = helper_source(module, self.project, module.stat().st_mtime_ns)
         ((alias, name),) = taken.items() if None in taken.values() else ((None, None),)
         if alias is None:
-            helper.inline({name for local, name in taken.items() if local in used}, inlined, seen)
+            helper.inline({name for local, name in taken.items() if local in used and name is not None}, inlined, seen)
             return
         inner = Inlined(plain=inlined.plain)
         helper.inline(self.attributes.get(alias, set()), inner, seen)
@@ -493,7 +508,7 @@ class Source:
         inlined.definitions.append(f"{alias} = {function}()")
 
     @functools.cached_property
-    def attributes(self):
+    def attributes(self) -> dict[str, set[str]]:
         """{name: what the code takes from it} (`tiny`: `Value` of `tiny.Value`): what it takes
         from a module it imports whole."""
         found: dict[str, set[str]] = {}
@@ -503,25 +518,25 @@ class Source:
         return found
 
     @functools.cached_property
-    def random(self):
+    def random(self) -> Drawing:
         """What may draw random numbers in this file (`drawing`)."""
         return drawing(self.statements, self.helpers)
 
     @functools.cached_property
-    def drawn(self):
+    def drawn(self) -> set[Statement]:
         """The assignments that may draw random numbers (`draws`)."""
         return {s for s in self.statements if draws(s, self.random)}
 
     @functools.cached_property
-    def may_draw(self):
+    def may_draw(self) -> set[Statement]:
         """The statements that may draw random numbers, of any kind (a training loop)."""
         return {s for s in self.statements if calls_drawing(s.node, self.random)}
 
-    def within(self, first, last):
+    def within(self, first: int, last: int) -> list[Statement]:
         """The statements lines first..last show (a statement they cut into counts whole)."""
         return [s for s in self.statements if s.last >= first and s.first <= last]
 
-    def program(self, first=None, last=None, as_file=False):
+    def program(self, first: int | None = None, last: int | None = None, as_file: bool = False) -> "Program":
         """The copy of lines first..last (all when None): a `Program`. `as_file`: it runs as a
         file (a download), where `__file__` is defined; a copy runs as `python -c`."""
         first, last = first or 1, last or len(self.lines)
@@ -556,7 +571,7 @@ class Source:
             fold = join([f"__file__ = {where!r}  # where this code lives in the repository", fold])
         return Program(fold, join([*head, "\n".join(all_imports), *setup, code]))
 
-    def cell(self, first, last, helpers, after=None):
+    def cell(self, first: int, last: int, helpers: Inlined, after: dict[Statement, str] | None = None) -> str:
         """Lines first..last as a notebook cell holds them: as a copy has them (helper imports
         gone, data as values), the code of those helpers added to `helpers`; `after` maps a
         statement to a line to put after it."""
@@ -572,7 +587,8 @@ class Source:
             code = f"__file__ = {where!r}  # where this code lives in the repository\n" + code
         return code
 
-    def block_text(self, first, last, dropped, after=None):
+    def block_text(self, first: int, last: int, dropped: Collection[Statement],
+                   after: dict[Statement, str] | None = None) -> str:
         """Lines first..last as they are, but for the statements `dropped` and the edits of text(),
         with the line `after[statement]` after a statement."""
         lines, n, after = [], first, after or {}
@@ -592,7 +608,7 @@ class Source:
         text = "\n".join(lines)
         return re.sub(r"\n{3,}", "\n\n", text).strip("\n")
 
-    def kept(self, block):
+    def kept(self, block: list[Statement]) -> list[Statement]:
         """The block's statements a copy keeps: not a helper import (its code is inlined), not a
         line that only found a data file's path from `__file__` once the data is a literal."""
         kept = [s for s in block if not self.helper(s)]
@@ -604,7 +620,7 @@ class Source:
             kept = [s for s in kept if s not in dead]
         return kept
 
-    def origins(self, statement, among):
+    def origins(self, statement: Statement, among: list[Statement]) -> set[str]:
         """The names a statement's value comes from, through the statements `among` before it."""
         found, todo = set(), set(statement.loads)
         earlier = [s for s in among if s.last < statement.first]
@@ -616,25 +632,25 @@ class Source:
                     todo |= s.loads - found
         return found
 
-    def whole(self):
+    def whole(self) -> str:
         """The whole snippet as a download holds it."""
         return self.program(as_file=True).copy + "\n"
 
 
 @functools.cache
-def helper_source(path, project, mtime_ns):
+def helper_source(path: Path, project: Path, mtime_ns: int) -> Source:
     """A helper module, read once for each version of it."""
     return Source(path, project)
 
 
-def used_data(data, nodes):
+def used_data(data: Any, nodes: list[ast.AST]) -> Any:
     """The part of a data file's values (`data`) that the code `nodes` uses, where the code
     reads it as `name = json.loads(...)` and takes from it by constant keys (`data["model"]`,
     `data.get("model")`), through names bound to parts of it (`model = data["model"]`, `for v
     in data["variants"]`, `next(v for v in variants if ...)`); everything where the code does
     anything else with a part (passes it to a function, iterates its items)."""
     parents = {child: node for root in nodes for node in ast.walk(root) for child in ast.iter_child_nodes(node)}
-    paths: dict[str, set[tuple]] = {}  # name: the parts of the data it holds
+    paths: dict[str, set[tuple[object, ...]]] = {}  # name: the parts of the data it holds
     for read in (n for root in nodes for n in ast.walk(root) if is_data_read(n)):
         match parents.get(read):
             case ast.Assign(targets=[ast.Name(id=name)], value=value) if value is read:
@@ -643,7 +659,7 @@ def used_data(data, nodes):
                 return data
     if not paths or not isinstance(data, (dict, list)):
         return data
-    used: set[tuple] = set()
+    used: set[tuple[object, ...]] = set()
     while True:
         before = {name: set(found) for name, found in paths.items()}
         for node in (n for root in nodes for n in ast.walk(root)):
@@ -657,23 +673,23 @@ def used_data(data, nodes):
     return trimmed(data, used)
 
 
-def follow(node, path, parents, paths, used):
+def follow(node: ast.expr, path: tuple[object, ...], parents: dict[ast.AST, ast.AST],
+           paths: dict[str, set[tuple[object, ...]]], used: set[tuple[object, ...]]) -> None:
     """Where the part `path` of the data, which `node` evaluates to, goes (used_data)."""
     while True:
         parent = parents.get(node)
         match parent:
             case ast.Subscript(value=value, slice=ast.Constant(value=key)) if value is node:
                 path, node = path + (key if isinstance(key, str) else "*",), parent
-            case ast.Attribute(value=value, attr="get") if value is node and is_call_of(parents.get(parent)) \
-                    and parents[parent].func is parent and parents[parent].args \
-                    and isinstance(parents[parent].args[0], ast.Constant):
-                path, node = path + (parents[parent].args[0].value,), parents[parent]
+            case ast.Attribute(value=value, attr="get") if value is node and is_call_of(call := parents.get(parent)) \
+                    and call.func is parent and call.args and isinstance(argument := call.args[0], ast.Constant):
+                path, node = path + (argument.value,), call
             case ast.IfExp(body=body, orelse=orelse) if node is body or node is orelse:
                 node = parent
             case ast.IfExp() | ast.If() | ast.BoolOp() | ast.UnaryOp(op=ast.Not()):
                 return  # a test: the part is there or not
-            case ast.GeneratorExp(elt=elt) if elt is node and is_call_of(parents.get(parent), "next"):
-                node = parents[parent]  # next(v for v in parts if ...): one of the parts
+            case ast.GeneratorExp(elt=elt) if elt is node and is_call_of(call := parents.get(parent), "next"):
+                node = call  # next(v for v in parts if ...): one of the parts
             case ast.comprehension(iter=iterable, target=ast.Name(id=name)) | ast.For(iter=iterable, target=ast.Name(id=name)) \
                     if iterable is node:
                 paths.setdefault(name, set()).add(path + ("*",))
@@ -681,8 +697,7 @@ def follow(node, path, parents, paths, used):
             case ast.Assign(targets=[ast.Name(id=name)], value=value) if value is node:
                 paths.setdefault(name, set()).add(path)
                 return
-            case ast.Tuple(elts=elements) if isinstance(parents.get(parent), ast.Assign):
-                assign = parents[parent]
+            case ast.Tuple(elts=elements) if isinstance(assign := parents.get(parent), ast.Assign):
                 match assign.targets:  # model, variants = data["model"], data["variants"]
                     case [ast.Tuple(elts=names)] if len(names) == len(elements):
                         if isinstance(target := names[elements.index(node)], ast.Name):
@@ -695,12 +710,12 @@ def follow(node, path, parents, paths, used):
                 return
 
 
-def is_call_of(node, name=None):
+def is_call_of(node: ast.AST | None, name: str | None = None) -> TypeGuard[ast.Call]:
     """`node` is a call (of the function `name`)."""
     return isinstance(node, ast.Call) and (name is None or isinstance(node.func, ast.Name) and node.func.id == name)
 
 
-def trimmed(data, used):
+def trimmed(data: Any, used: set[tuple[object, ...]]) -> Any:
     """`data` with only the parts on the paths `used` (a path used whole keeps all below it)."""
     if any(not path for path in used):
         return data
@@ -719,7 +734,7 @@ class Program:
     copy: str  # what the block's copy button copies: it runs on its own
 
 
-def free_names(statements):
+def free_names(statements: Iterable[Statement]) -> set[str]:
     """The names a run of statements reads before binding them itself."""
     free: set[str] = set()
     bound: set[str] = set()
@@ -729,25 +744,25 @@ def free_names(statements):
     return free
 
 
-def leaves(target):
+def leaves(target: ast.expr) -> list[ast.expr]:
     """The targets an assignment target unpacks into (`a, (b, c)`: a, b, c)."""
     if isinstance(target, (ast.Tuple, ast.List)):
         return [leaf for element in target.elts for leaf in leaves(element)]
     return [target.value if isinstance(target, ast.Starred) else target]
 
 
-def is_docstring(statement):
+def is_docstring(statement: Statement) -> bool:
     return is_docstring_node(statement.node)
 
 
-def is_docstring_node(node):
+def is_docstring_node(node: ast.AST) -> bool:
     match node:
         case ast.Expr(ast.Constant(str())):
             return True
     return False
 
 
-def plain(code):
+def plain(code: str) -> str:
     """Setup code as support, not as a lesson: without comment lines, docstrings and blank lines
     inside a definition. The page shows and explains that code where it teaches it; in a copy
     it is the few lines the block needs."""
@@ -770,8 +785,9 @@ def plain(code):
                      if n not in dropped and (line.strip() or n in in_strings))
 
 
-def import_text(node, used):
+def import_text(node: ast.stmt, used: AbstractSet[str]) -> str | None:
     """An import statement with only the names `used` (None when it binds none of them)."""
+    assert isinstance(node, (ast.Import, ast.ImportFrom))
     aliases = [a for a in node.names if (a.asname or a.name).split(".")[0] in used]
     if not aliases:
         return None
@@ -780,7 +796,7 @@ def import_text(node, used):
     return ast.unparse(copy)
 
 
-def join(parts):
+def join(parts: Iterable[str]) -> str:
     """Top-level code as a reader writes it: two blank lines around a definition, one after
     the imports and around a statement of several lines."""
     text, previous = "", None
@@ -796,11 +812,11 @@ def join(parts):
     return text
 
 
-def is_definition_text(text):
+def is_definition_text(text: str) -> bool:
     return text.lstrip().startswith(("def ", "class ", "@", "async def "))
 
 
-def data_values(deps):
+def data_values(deps: Iterable[str | Path]) -> Any:
     """The values of the one JSON data file a snippet read, if it read exactly one that exists."""
     files = [Path(d) for d in deps if Path(d).suffix == ".json" and Path(d).is_file()]
     return json.loads(files[0].read_text(encoding="utf-8")) if len(files) == 1 else None
@@ -825,12 +841,12 @@ ran them with {environment}. The examples that draw a graph also need Graphviz's
 """
 
 
-def requirements(packages):
+def requirements(packages: Mapping[str, str | None]) -> str:
     """Pins for pip: {name: version} as installed (a local build tag such as +cpu left out)."""
     return "".join(f"{name}=={version.split('+')[0]}\n" for name, version in packages.items() if version)
 
 
-def bundle(programs, packages, environment):
+def bundle(programs: dict[str, str], packages: Mapping[str, str | None], environment: str) -> bytes:
     """A zip of every example's program ({path in the bundle: text}), requirements.txt and a
     README; the same bytes for the same content (fixed dates)."""
     files = {**programs, "requirements.txt": requirements(packages),

@@ -5,11 +5,16 @@ engine's side: the size limit and the layout, within the snippet's run; the view
 page, after search; its script and styles.
 """
 
+from __future__ import annotations
+
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autograd_steps import layout
 from snippet_engine.render import safe_svg
+
+if TYPE_CHECKING:  # the recorder imports torch, which the page's side does not need
+    from autograd_steps.recording import Data, LaidOut
 
 STEPS = "application/vnd.snippet.steps+json"
 """A backward pass recorded by `autograd_steps.recording`, plus "svg", the graph's layout
@@ -21,20 +26,23 @@ ASSETS = {name: FOLDER / name for name in ("steps.css", "steps.js")}
 def displayed(data: dict[str, Any]) -> None:
     """Laid out here, within the snippet's time limit; a graph too big to show fails at its line."""
     if STEPS in data:
-        steps = data[STEPS] = dict(data[STEPS])
-        if len(steps["nodes"]) > layout.MAX_NODES:
-            raise ValueError(f"this backward pass has {len(steps['nodes']):,} nodes, more than a "
+        recorded: Data = data[STEPS]
+        if len(recorded["nodes"]) > layout.MAX_NODES:
+            raise ValueError(f"this backward pass has {len(recorded['nodes']):,} nodes, more than a "
                              f"step-through shows ({layout.MAX_NODES}): record a smaller model or batch")
-        steps["svg"] = layout.svg(steps)
+        steps: LaidOut = {**recorded, "svg": layout.svg(recorded)}
+        data[STEPS] = steps
 
 
 def matches(out: dict[str, Any]) -> bool:
     return STEPS in out.get("data", {})
 
 
-def render(out: dict[str, Any], site: Any, block: Any) -> str:
+def render(out: dict[str, Any], site: Any, block: dict[tuple[str, int], int] | None) -> str:
     """The viewer (autograd_steps.view), its graph sanitised; all of it after search."""
     from autograd_steps import view  # not in the worker, which only records
 
-    steps = out["data"][STEPS]
-    return site.after_search(view.viewer(steps, safe_svg(steps["svg"]), block))
+    steps: LaidOut = out["data"][STEPS]
+    svg = safe_svg(steps["svg"]) if steps["svg"] is not None else None  # None: Graphviz is not installed
+    page: str = site.after_search(view.viewer(steps, svg, block))
+    return page
