@@ -217,3 +217,19 @@ def test_entries_of_the_wrong_shape_leave_the_cache_file_even_when_every_formula
     build(site)
     assert len(node_starts) == 1
     assert list(cached(site)) == ["(x^2"]
+
+
+def test_search_reads_each_formula_as_text_kept_in_the_cache_and_the_page_is_left_as_it_was(tmp_path):
+    from snippet_engine.cache_file import CacheFolder
+    from snippet_engine.formula_text import FormulaTexts
+
+    texts = FormulaTexts(CacheFolder(tmp_path))
+    page = r'<p>A <span class="arithmatex">\(\tfrac{1}{4} x\)</span> and <span class="arithmatex">\(\sqrt\)</span></p>'
+    searched = texts.for_search(page)
+    assert '<span class="search-math-text">1/4 x</span>' in searched, "amsmath's \\tfrac as text"
+    assert r'<span class="search-math-text">\sqrt</span>' in searched, "TeX it cannot read stays TeX"
+    assert texts.removed(searched) == page
+    texts.save()
+    again = FormulaTexts(CacheFolder(tmp_path))
+    again.convert = lambda tex: pytest.fail("converted again")
+    assert again.for_search(page) == searched

@@ -4,7 +4,7 @@ Readers search for API names in the forms they write them (`no_grad`, `torch.no_
 `optimizer.zero_grad()`, `detect_anomaly` for `torch.autograd.set_detect_anomaly`); the
 `separator` of the search plugin in mkdocs.yml decides which of these find a page. The chapter
 that introduces a term is the first hit for it (hooks/search_terms.py), the index pages never
-come before a chapter, and an excerpt shows a formula as text (hooks/search_math.py).
+come before a chapter, and an excerpt shows a formula as text (the katex plugin, src/snippet_engine/formula_text.py).
 """
 
 import re

@@ -41,10 +41,13 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
+from mkdocs.utils.templates import TemplateContext
 
 from snippet_engine import cache_file
 from snippet_engine.cache_file import CacheFolder
+from snippet_engine.formula_text import FormulaTexts
 
 log = logging.getLogger("mkdocs.plugins.katex")
 SCRIPT = Path(__file__).resolve().parent / "katex_render.mjs"
@@ -102,6 +105,7 @@ class KatexPlugin(BasePlugin[KatexConfig]):
         self.dist, self.cache_folder = dist, CacheFolder(root / self.config.cache_dir)
         self.key = formulas_key(version)
         self.cache, self.used = self.load(), {}
+        self.texts = FormulaTexts(self.cache_folder)
 
     def load(self) -> dict[str, str]:
         """The cache file's formulas typeset by this KaTeX version; entries of another shape are left
@@ -158,10 +162,18 @@ class KatexPlugin(BasePlugin[KatexConfig]):
         if errors:
             raise PluginError(f"{page.file.src_uri}: " + f"\n{page.file.src_uri}: ".join(errors))
 
+    @event_priority(100)  # before the search plugin reads the page
+    def on_page_context(self, context: TemplateContext, page: Page, config: MkDocsConfig,
+                        nav: Navigation) -> TemplateContext:
+        """Search reads each formula as text (formula_text.py)."""
+        page.content = self.texts.for_search(page.content or "")
+        return context
+
     @event_priority(-100)  # last: the page as every other plugin and hook finished it (search has read it)
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
-        """Search has indexed each formula once, as text (hooks/search_math.py), and does not
-        parse KaTeX's thousands of spans (HTML, MathML, TeX)."""
+        """Search has indexed each formula once, as text, and does not parse KaTeX's thousands of
+        spans (HTML, MathML, TeX); the text leaves the page."""
+        output = self.texts.removed(output)
         found = list(MATH.finditer(output))
         if not found:
             return output
@@ -178,7 +190,8 @@ class KatexPlugin(BasePlugin[KatexConfig]):
         """Every page is rendered: the cache keeps the formulas they use, and no others."""
         if self.unsaved or set(self.used) != self.saved:
             self.save(self.used)
-        self.cache_folder.prune()  # the formulas of another KaTeX
+        self.texts.save()
+        self.cache_folder.prune()  # the formulas of another KaTeX, texts of another pylatexenc
         self.cache = dict(self.used)
 
     def on_shutdown(self) -> None:
