@@ -191,12 +191,25 @@ display(Picture("<svg><g></svg>"))
     assert b"alert" not in svg and b"onload" not in svg and b'<rect id="r" width="5" height="5"' in svg
 
 
-def test_a_step_through_of_a_graph_too_big_to_show_fails_at_its_backward_line(engine, tmp_path):
+def test_a_step_through_of_a_graph_too_big_to_show_fails_at_its_backward_line(worker, tmp_path):
+    engine = sharing(worker, tmp_path, timeout=120, preload=())  # it imports torch: more than 3 s on a busy machine
     path = snippet(tmp_path, "big.py", "import torch\n\nx = torch.ones(2, requires_grad=True)\ny = x\n"
                    "for _ in range(400):\n    y = y * 1.0\ny.sum().backward()\nprint(x.grad)\n")
     error = engine.run(path, steps=True).error
     assert error["line"] == 7 and "more than a step-through shows (300)" in error["message"]
     assert "402 nodes" in error["message"]  # 400 products, the sum and x's AccumulateGrad
+
+
+def test_a_result_is_not_cached_when_a_file_it_read_changed_while_it_ran(engine, tmp_path):
+    data = tmp_path / "data.json"
+    data.write_text("[1]")
+    path = snippet(tmp_path, "reads.py", f"import json, pathlib\ndata = pathlib.Path({str(data)!r})\n"
+                   "print(json.loads(data.read_text()))\ndata.write_text('[2]')  # as an edit while it runs\n")
+    assert engine.run(path).stdout == "[1]\n"
+    assert not engine.run(path).cached, "its digest of data.json would be of [2], its output of [1]"
+    data.write_text("[3]")
+    path.write_text(f"import json, pathlib\nprint(json.loads(pathlib.Path({str(data)!r}).read_text()))\n")
+    assert engine.run(path).stdout == "[3]\n" and engine.run(path).cached
 
 
 @pytest.mark.parametrize("key, value", [

@@ -70,3 +70,12 @@ def test_a_step_through_recorded_without_graphviz_says_on_the_page_how_to_get_th
     ((how, viewer),) = page.items
     assert how == "late" and "<svg" not in viewer and MISSING.replace("'", "&#x27;") in viewer
     assert "x's AccumulateGrad" in viewer
+
+
+def test_the_steps_kind_and_the_recorder_name_the_same_mime_type():
+    """recording.py works as a file alone, so it cannot import the name; the engine must not import
+    torch, so it cannot import recording.py: the two definitions must agree."""
+    from autograd_steps import recording
+    from snippet_engine.kinds import steps
+
+    assert steps.STEPS == recording.STEPS

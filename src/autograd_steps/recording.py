@@ -1,7 +1,7 @@
 """Watch PyTorch's autograd engine run one backward pass, recorded from the engine itself.
 
 This module is the recorder of the `autograd_steps` package, and a file that works on its
-own beside a reader's script (the site serves it as downloads/autograd_steps.py): it needs
+own beside a reader's script (the site serves it as downloads/step_through.py): it needs
 only torch and the standard library.
 
 Two ways in:

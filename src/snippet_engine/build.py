@@ -91,6 +91,7 @@ class Build:
 
     def __post_init__(self) -> None:
         self.cache = PageCache(self.cache_dir / "pages")
+        standalone.project_module.cache_clear()  # a helper module may have appeared since the last build
 
     # What pages.py needs
 

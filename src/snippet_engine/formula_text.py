@@ -78,8 +78,10 @@ class FormulaTexts:
         would have removed the attribute)."""
         return TEXT.sub("", output).replace(f'class="arithmatex" {HIDDEN}', 'class="arithmatex"')
 
-    def save(self) -> None:
-        """The texts this build used, if they are not what the cache holds."""
-        if self.used != self.saved:
-            self.cache.put(self.key, self.used)
-            self.saved, self.texts = dict(self.used), dict(self.used)
+    def save(self, every: bool = False) -> None:
+        """The texts this build used (`every`: all it knows, for a build that stopped before its
+        end, whose pages not rendered may use the others), if the cache holds other texts."""
+        kept = self.texts if every else self.used
+        if kept != self.saved:
+            self.cache.put(self.key, kept)
+            self.saved, self.texts = dict(kept), dict(kept)

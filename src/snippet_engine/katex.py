@@ -197,6 +197,8 @@ class KatexPlugin(BasePlugin[KatexConfig]):
     def on_shutdown(self) -> None:
         if self.unsaved:  # a build that stopped before on_post_build keeps what it typeset
             self.save(self.cache)
+        if hasattr(self, "texts"):  # and the texts it made for search
+            self.texts.save(every=True)
         self.stop()
 
     def stop(self) -> None:

@@ -54,7 +54,7 @@ from snippet_engine.runner import Runner
 from snippet_engine.system_tools import check_dot
 
 SCRIPTS = "assets/snippet-engine"  # the kinds' scripts and styles (their ASSETS: the step-through viewer's)
-RECORDER = "downloads/autograd_steps.py"  # step_through, for readers' own code
+RECORDER = "downloads/step_through.py"  # the recorder alone, for readers' own code (not named as the package)
 # What a page may ask the plugin to write for it, in its Markdown.
 ENVIRONMENT = "<!-- snippets: environment -->"
 BUNDLE_LINK = "<!-- snippets: examples -->"
@@ -102,11 +102,12 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     def __init__(self) -> None:
         self.settings: Settings | None = None
         self.serving = False
+        self.sigterm: Any = None  # the SIGTERM handler before on_startup's, put back on shutdown
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         self.serving = command == "serve"
         if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, stop)
+            self.sigterm = signal.signal(signal.SIGTERM, stop)
 
     def on_config(self, config: MkDocsConfig) -> None:
         check_dot()
@@ -127,6 +128,9 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     def on_shutdown(self) -> None:
         if self.settings:
             self.runner.close()
+        if self.sigterm is not None:
+            signal.signal(signal.SIGTERM, self.sigterm)  # as it was: MkDocs may run in a process that goes on
+            self.sigterm = None
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig,
                  builder: Callable[..., Any]) -> LiveReloadServer:

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -146,7 +147,11 @@ class Worker:
     def run(self, request: Request, name: str) -> Reply:
         """The worker's reply; WorkerDied when it exits while running the snippet."""
         with self.lock:
-            proc = self.proc if self.proc is not None and self.proc.poll() is None else self.start()
+            if self.proc is None or self.proc.poll() is not None:
+                self.close()  # one that died while idle leaves its folder and session behind
+                self.start()
+            proc = self.proc
+            assert proc is not None
             assert proc.stdin and proc.stdout  # pipes, as start() asks
             try:
                 proc.stdin.write(json.dumps(request) + "\n")
@@ -218,9 +223,9 @@ class Runner:
         for worker in self.workers:
             self.idle.put(worker)
         self.heartbeat = 30  # seconds between "still running" lines in the log
-        self.stopping = False  # set when a run is interrupted: no worker starts again
+        self.stopping = False  # set when a run is interrupted: a worker that dies is not started again for it
         self.pool = ThreadPoolExecutor(len(self.workers))  # a thread waits on each running snippet
-        self.running: dict[tuple[Path, bool], Future[Result]] = {}
+        self.running: dict[str, Future[Result]] = {}  # by cache key
         self.lock = threading.Lock()
 
     def run(self, path: str | os.PathLike[str], steps: bool = False) -> Result:
@@ -232,10 +237,12 @@ class Runner:
         if cached is not None:
             return cached
         name = path.relative_to(self.root).as_posix()
+        began = time.time()
         result = self.run_uncached({"path": str(path), "steps": steps}, path, name)
         log.info(f"snippet {name} ran in {result.seconds:.2f} s" + (" and failed" if result.error else ""))
-        if result.error is None or result.error["type"] not in ("WorkerDied", "SnippetKilled"):
-            self.store(key, result)
+        changed = any(p.exists() and p.stat().st_mtime >= began for p in [path, *result.deps])
+        if not changed and (result.error is None or result.error["type"] not in ("WorkerDied", "SnippetKilled")):
+            self.store(key, result)  # not when a file it read changed while it ran: its digest would lie
         return result
 
     def run_all(self, items: Iterable[tuple[Path, bool]]) -> list[Result]:
@@ -256,11 +263,12 @@ class Runner:
     def start(self, path: Path, steps: bool = False) -> tuple[Future[Result], bool]:
         """run() in the background: its future, and whether it started now. A snippet that is
         running already (`mkdocs serve` rebuilt while it ran) is not started a second time."""
+        key = self.key(path, steps)  # an edited snippet is another run
         with self.lock:
-            future = self.running.get((path, steps))
+            future = self.running.get(key)
             if future is not None and not future.done():
                 return future, False
-            future = self.running[(path, steps)] = self.pool.submit(self.run, path, steps)
+            future = self.running[key] = self.pool.submit(self.run, path, steps)
             return future, True
 
     def run_code(self, code: str, cwd: str | os.PathLike[str] | None = None) -> Result:

@@ -207,10 +207,6 @@ class Statement:
         return isinstance(self.node, (ast.Import, ast.ImportFrom))
 
     @property
-    def is_definition(self) -> bool:
-        return isinstance(self.node, (ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef))
-
-    @property
     def is_effect(self) -> bool:
         """It may change an object other code uses (`out.backward()`, `opt.step()`, a loop that
         calls them, a decorator that registers the function it decorates)."""

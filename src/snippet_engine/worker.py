@@ -56,7 +56,9 @@ from snippet_engine import scrapers
 from snippet_engine.shapes import Failure, LineOutput, Reply, Request, failure
 
 PR_SET_CHILD_SUBREAPER = 36  # prctl's option, from <linux/prctl.h>
-ENGINE = os.path.dirname(__file__) + os.sep  # its files: in every cache key, in no traceback
+# The engine's files, the step-through package's too: in every cache key, in no traceback.
+ENGINE = (os.path.dirname(__file__) + os.sep,
+          os.path.join(os.path.dirname(os.path.dirname(__file__)), "autograd_steps", ""))
 GRACE = 5  # seconds a child gets to stop after its timeout before it is killed
 
 

@@ -25,7 +25,7 @@ def outputs_html(outputs: list[dict[str, Any]], site: Any, block: dict[tuple[str
     """HTML for a list of outputs. `site.asset_url(name, data)` stores a file for the built
     site and returns the URL the page uses for it (figures are separate SVG files);
     `site.after_search(html)` returns a placeholder for HTML that the search index
-    should not parse (an inline graph is thousands of tags), put in after it has;
+    should not parse (the step-through's inline graph is thousands of tags), put in after it has;
     `site.shows(assets)` asks for the files of a kind's `ASSETS` on the page.
     `block` maps (snippet file name, line in it) to the line of the code block above
     the outputs, for the lines that block shows; None where the outputs are under no
