@@ -144,7 +144,8 @@ class Build:
         recorded = {path for chapter in self.chapters.values() for path in chapter.recorded}
         # Every snippet a page includes, and every file a download is made of, run at once.
         included = {i.path for c in self.chapters.values() for i in c.snippets}
-        paths = sorted(included | set(self.snippets_dir.rglob("*.py")))
+        downloads = sorted(self.snippets_dir.rglob("*.py"))
+        paths = sorted(included | set(downloads))
         self.run([(p, p in recorded) for p in paths])
         for file in documents:
             chapter = self.chapters[file.src_uri]
@@ -153,7 +154,7 @@ class Build:
                 if meta.get_data(file.content_string)[1].get("notebook", True):
                     self.add_notebook(chapter, files, config, found["packages"])
         programs: dict[str, str] = {}
-        for path in sorted(self.snippets_dir.rglob("*.py")):
+        for path in downloads:
             if path not in included and self.result(path).error:  # no page shows it; no download has it
                 self.failures[path] = f"no page includes snippet {self.result(path).describe()}"
                 log.error(self.failures[path])

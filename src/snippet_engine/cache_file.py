@@ -71,15 +71,18 @@ def key(*parts: Any) -> str:
     return hashlib.sha256(json.dumps([engine_digest(), *parts], sort_keys=True, default=str).encode()).hexdigest()
 
 
+def code_files(package: Path) -> list[Path]:
+    """The files of a package's code (modules, scripts, styles), in a stable order."""
+    return sorted(p for p in package.rglob("*") if p.is_file() and p.suffix in (".py", ".mjs", ".js", ".css"))
+
+
 @functools.cache
 def engine_digest() -> str:
     """A digest of every file of this package and of autograd_steps (the recording the worker
     runs around a step-through, and its viewer): a change of the engine's code makes every cached
     result a miss."""
     package = Path(__file__).resolve().parent
-    files = sorted(p for p in package.rglob("*") if p.is_file() and p.suffix in (".py", ".mjs", ".js", ".css"))
-    steps = sorted(p for p in (package.parent / "autograd_steps").rglob("*") if p.suffix in (".py", ".js", ".css"))
     digest = hashlib.sha256()
-    for path in [*files, *steps]:
+    for path in [*code_files(package), *code_files(package.parent / "autograd_steps")]:
         digest.update(path.read_bytes())
     return digest.hexdigest()

@@ -265,6 +265,7 @@ class Runner:
         running already (`mkdocs serve` rebuilt while it ran) is not started a second time."""
         key = self.key(path, steps)  # an edited snippet is another run
         with self.lock:
+            self.running = {k: f for k, f in self.running.items() if not f.done()}  # those that ended are results
             future = self.running.get(key)
             if future is not None and not future.done():
                 return future, False

@@ -9,6 +9,8 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
+from snippet_engine.cache_file import code_files
+
 PACKAGE = Path(__file__).resolve().parent.parent / "autograd_steps"
 NAME, SUMMARY = "autograd_steps", "Watch PyTorch's autograd engine run a backward pass, step by step, in a notebook"
 WHEEL = "Wheel-Version: 1.0\nGenerator: snippet_engine\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
@@ -21,8 +23,7 @@ def filename() -> str:
 def wheel() -> bytes:
     version = metadata.version("autograd-inside-out")
     dist = f"{NAME}-{version}.dist-info"
-    files = sorted(p for p in PACKAGE.rglob("*") if p.is_file() and p.suffix in (".py", ".js", ".css"))
-    entries = [(f"{NAME}/{p.relative_to(PACKAGE).as_posix()}", p.read_bytes()) for p in files]
+    entries = [(f"{NAME}/{p.relative_to(PACKAGE).as_posix()}", p.read_bytes()) for p in code_files(PACKAGE)]
     entries += [(f"{dist}/METADATA", (f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {version}\nSummary: {SUMMARY}\n"
                                       "Requires-Python: >=3.11\nRequires-Dist: torch\nRequires-Dist: pygments\n").encode()),
                 (f"{dist}/WHEEL", WHEEL.encode())]
