@@ -6,6 +6,7 @@ import os
 import queue
 import re
 import runpy
+import signal
 import subprocess
 import sys
 import textwrap
@@ -22,6 +23,12 @@ from snippet_engine.kinds.steps import STEPS
 from snippet_engine.kinds.warning import WARNING
 from snippet_engine.runner import Runner, SnippetError
 from snippet_engine.system_tools import TOOLS, chromium
+
+# Started in the background by a shell, pytest inherits SIGINT ignored, and so would every
+# process a test starts: the tests that stop MkDocs or JupyterLab with Ctrl-C's SIGINT need the
+# default, which a handler set here gives the processes started from now on.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
@@ -64,7 +71,7 @@ def built_site(tmp_path_factory):
 def sharing(worker, tmp_path, **settings):
     """A runner over tmp_path/snippets with a cache in tmp_path/cache, sharing a warm `worker`
     (a module's fixture) instead of starting its own."""
-    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets").mkdir(exist_ok=True)
     runner = Runner(tmp_path / "snippets", tmp_path / "cache", **settings)
     runner.workers, runner.idle = [worker], queue.SimpleQueue()
     runner.idle.put(worker)

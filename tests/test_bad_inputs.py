@@ -64,13 +64,21 @@ if __name__ == "__main__":
     assert healthy(engine, tmp_path)
 
 
-def test_a_snippet_killed_from_outside_says_so_and_runs_again_next_time(engine, tmp_path):
-    """As the out-of-memory killer would: SIGKILL well before the timeout."""
-    path = snippet(tmp_path, "oom.py", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+def test_a_snippet_killed_from_outside_says_so_and_runs_again_next_time(engine, worker, tmp_path):
+    """As the out-of-memory killer would: SIGKILL well before the timeout. Not cached: the next
+    build runs it again; serve's rebuilds in one session do not, unless it changes."""
+    runs = tmp_path / "runs"
+    code = f"import os, signal\nopen({str(runs)!r}, 'a').write('x')\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    path = snippet(tmp_path, "oom.py", code)
     result = engine.run(path)
     assert result.error["type"] == "SnippetKilled"
     assert "killed by signal 9 (SIGKILL), not by the engine: out of memory?" in result.error["message"]
-    assert not engine.run(path).cached, "not remembered: the next build runs it again"
+    assert engine.run(path).error["type"] == "SnippetKilled" and runs.read_text() == "x", "one run per session"
+    next_build = sharing(worker, tmp_path, timeout=3, preload=())  # the same cache
+    assert next_build.run(path).error["type"] == "SnippetKilled" and runs.read_text() == "xx", "run again"
+    snippet(tmp_path, "oom.py", code + "# edited\n")
+    engine.run(path)
+    assert runs.read_text() == "xxx", "an edited snippet is run again"
     assert healthy(engine, tmp_path)
 
 

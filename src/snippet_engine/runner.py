@@ -226,6 +226,7 @@ class Runner:
         self.stopping = False  # set when a run is interrupted: a worker that dies is not started again for it
         self.pool = ThreadPoolExecutor(len(self.workers))  # a thread waits on each running snippet
         self.running: dict[str, Future[Result]] = {}  # by cache key
+        self.killed: dict[str, Result] = {}  # by cache key: the runs killed from outside, kept in memory only
         self.lock = threading.Lock()
 
     def run(self, path: str | os.PathLike[str], steps: bool = False) -> Result:
@@ -233,7 +234,7 @@ class Runner:
         `steps`: record each backward() it calls, for a step-through (worker.py)."""
         path = Path(path).resolve()
         key = self.key(path, steps)
-        cached = self.load(key)
+        cached = self.load(key) or self.killed.get(key)
         if cached is not None:
             return cached
         name = path.relative_to(self.root).as_posix()
@@ -241,7 +242,10 @@ class Runner:
         result = self.run_uncached({"path": str(path), "steps": steps}, path, name)
         log.info(f"snippet {name} ran in {result.seconds:.2f} s" + (" and failed" if result.error else ""))
         changed = any(p.exists() and p.stat().st_mtime >= began for p in [path, *result.deps])
-        if not changed and (result.error is None or result.error["type"] not in ("WorkerDied", "SnippetKilled")):
+        if result.error and result.error["type"] in ("WorkerDied", "SnippetKilled"):
+            if not self.stopping:  # killed from outside (out of memory?): run again by the next process only,
+                self.killed[key] = result  # not by each of serve's rebuilds
+        elif not changed:
             self.store(key, result)  # not when a file it read changed while it ran: its digest would lie
         return result
 
