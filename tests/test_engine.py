@@ -512,6 +512,14 @@ def test_serve_shows_a_broken_snippet_on_the_page_keeps_serving_and_recovers(pro
         project.write("snippets/wobbly.py", "print('fixed now')\n")
         project.write("docs/index.md", PAGE.format("wobbly.py"))
         fetch_until(url, "fixed now")
+        # A data file a snippet starts reading after the first build: its folder is watched too.
+        project.write("data/reading.txt", "first reading")
+        project.write("snippets/wobbly.py", "from pathlib import Path\n"
+                      "print((Path(__file__).parents[1] / 'data' / 'reading.txt').read_text())\n")
+        fetch_until(url, "first reading")
+        time.sleep(1)
+        project.write("data/reading.txt", "second reading")
+        fetch_until(url, "second reading")
         assert server.poll() is None
         workers = children(server.pid)
     finally:

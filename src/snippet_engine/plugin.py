@@ -103,6 +103,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         self.settings: Settings | None = None
         self.serving = False
         self.sigterm: Any = None  # the SIGTERM handler before on_startup's, put back on shutdown
+        self.server: LiveReloadServer | None = None  # under serve, from the first build on
+        self.watched: set[str] = set()
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         self.serving = command == "serve"
@@ -138,10 +140,17 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         self.ran.parent.mkdir(parents=True, exist_ok=True)
         self.ran.touch()
         server.watch(str(self.ran))  # written when a snippet the pages show as running ends
-        for folder in sorted({Path(d).parent for s in self.build.snippets.values() for d in s.result.deps}):
-            if folder.is_dir() and not folder.is_relative_to(self.snippets):
-                server.watch(str(folder))  # data files snippets read (bench/results)
+        self.server = server
+        self.watch_data_folders(server)
         return server
+
+    def watch_data_folders(self, server: LiveReloadServer) -> None:
+        """Under serve, the folders of data files snippets read (bench/results) are watched, those
+        a snippet starts reading in a later build too."""
+        for folder in sorted({Path(d).parent for s in self.build.snippets.values() for d in s.result.deps}):
+            if folder.is_dir() and not folder.is_relative_to(self.snippets) and str(folder) not in self.watched:
+                self.watched.add(str(folder))
+                server.watch(str(folder))
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self.build = Build(self.runner, self.project, self.project / self.config.cache_dir, self.snippets,
@@ -234,6 +243,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             (out / name).write_bytes(data)
         self.runner.prune()
         self.build.save()
+        if self.server:
+            self.watch_data_folders(self.server)
         failures = self.build.failures
         if failures and not self.serving:
             listed = "\n".join(f"  {message.splitlines()[0]}" for message in failures.values())
