@@ -10,8 +10,7 @@ import pypdfium2
 import pytest
 import yaml
 from browsing import SHOTS
-from bs4 import BeautifulSoup
-from conftest import ROOT, mkdocs
+from conftest import ROOT, mkdocs, soup
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +29,7 @@ def chapter_titles(site):
     nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
     pages = [next(iter(e.values())) for e in nav if isinstance(e, dict)]
     pages = [p for p in pages if isinstance(p, str) and p != "index.md"]
-    return pages, [BeautifulSoup((site / p[:-3] / "index.html").read_text(), "html.parser").h1.get_text()
+    return pages, [soup(site / p[:-3] / "index.html").h1.get_text()
                    .removesuffix("¶") for p in pages]
 
 
@@ -51,13 +50,21 @@ def test_the_pdf_holds_every_chapter_in_reading_order(book):
     assert "Why every entry is 4.5" in flat and "ELUFunction" in flat
 
 
+def test_the_pages_are_numbered_through_the_book_and_none_is_blank(book):
+    """The book is printed a part at a time (the title page, each chapter), its pages numbered on."""
+    _, texts = pdf_pages(book[1])
+    assert [t.split()[0] for t in texts] == [str(n) for n in range(1, len(texts) + 1)]
+    assert all(len(t.split()) > 1 for t in texts), "a page holds only its number"
+    assert texts[0].split()[1:4] == ["Autograd", "Inside", "Out"] and len(texts[0].split()) < 40, "the title page"
+
+
 def test_the_print_page_holds_every_figure_graph_formula_and_table_of_steps(book):
     site, _ = book
-    printed = BeautifulSoup((site / "print.html").read_text(), "html.parser")
+    printed = soup(site / "print.html")
     pages, _ = chapter_titles(site)
     shown = {"img": 0, ".katex": 0, "table": 0, ".snippet-steps__table": 0}
     for page in pages:
-        chapter = BeautifulSoup((site / page[:-3] / "index.html").read_text(), "html.parser").select_one("article")
+        chapter = soup(site / page[:-3] / "index.html").select_one("article")
         for selector in shown:
             shown[selector] += len(chapter.select(selector))
     assert {s: len(printed.select(f"article {s}")) for s in shown} == shown
