@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from bs4 import BeautifulSoup
 from mkdocs.config import load_config
 
 from snippet_engine.chapter import line_range, parse
@@ -91,6 +92,12 @@ def snippet(tmp_path, name, code):
     path = tmp_path / "snippets" / name
     path.write_text(code)
     return path
+
+
+@functools.cache
+def soup(path):
+    """A built page, parsed once per test process: the tests only read it."""
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 def pages(site):

@@ -6,8 +6,7 @@ import logging
 import re
 from importlib import metadata
 
-from bs4 import BeautifulSoup
-from conftest import engine_settings, pages
+from conftest import engine_settings, pages, soup
 
 from snippet_engine.api_links import Names, link
 from snippet_engine.cache_file import CacheFolder
@@ -53,7 +52,7 @@ def documented(name):
 def test_every_link_to_the_reference_names_the_object_of_its_text_by_the_reference_scheme(built_site):
     linked = 0
     for page in pages(built_site):
-        for a in BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select(f'a[href^="{BASE}"]'):
+        for a in soup(page).select(f'a[href^="{BASE}"]'):
             where = f"{page.relative_to(built_site)}: {a}"
             m = SCHEME.fullmatch(a["href"])
             assert m and a.code and NAME.fullmatch(a.get_text()), where
@@ -68,7 +67,7 @@ def test_no_torch_name_in_prose_is_left_unlinked(built_site):
     """Except in code blocks, headings and the labels of tabs and folds, and the names in UNLINKED."""
     unlinked = set()
     for page in pages(built_site):
-        content = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select_one(".md-content")
+        content = soup(page).select_one(".md-content")
         for code in content.find_all("code"):
             m = NAME.fullmatch(code.get_text())
             if m and not code.find_parent(["pre", "a", "h1", "h2", "h3", "h4", "h5", "h6", "label", "summary"]):

@@ -8,8 +8,7 @@ import zipfile
 from importlib import metadata
 
 import yaml
-from bs4 import BeautifulSoup
-from conftest import CHAPTERS, ROOT, SNIPPETS, pages
+from conftest import CHAPTERS, ROOT, SNIPPETS, pages, soup
 
 from snippet_engine.pages import MARK
 from snippet_engine.runner import PACKAGES
@@ -25,8 +24,8 @@ def test_every_page_has_typeset_math_and_no_leftovers(built_site):
 
 def test_no_page_loads_anything_from_another_host(built_site):
     for page in pages(built_site):
-        soup = BeautifulSoup(page.read_text(), "html.parser")
-        for tag in soup.find_all(["script", "link", "img"]):
+        parsed = soup(page)
+        for tag in parsed.find_all(["script", "link", "img"]):
             url = tag.get("src") or tag.get("href") or ""
             if tag.name == "link" and "stylesheet" not in tag.get("rel", []):
                 continue
@@ -36,13 +35,13 @@ def test_no_page_loads_anything_from_another_host(built_site):
 def test_graphs_and_figures_have_text_alternatives(built_site):
     seen = 0
     for page in pages(built_site):
-        soup = BeautifulSoup(page.read_text(), "html.parser")
-        for graph in soup.select(".snippet-graph"):
+        parsed = soup(page)
+        for graph in parsed.select(".snippet-graph"):
             assert graph.img["alt"].startswith("Computation graph with")
             assert graph.select("details.snippet-graph__text li"), "and the graph as text"
-        for img in soup.select(".snippet-figure img"):
+        for img in parsed.select(".snippet-figure img"):
             assert img["alt"]
-        seen += len(soup.select(".snippet-graph img, .snippet-figure img"))
+        seen += len(parsed.select(".snippet-graph img, .snippet-figure img"))
     assert seen >= 10, "the site shows graphs and figures"
 
 
@@ -51,7 +50,7 @@ def test_reading_straight_through_visits_each_chapter_once(built_site):
     nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
     chapters = [next(iter(item.values())) for item in nav if isinstance(next(iter(item.values())), str)]
     page, walked = built_site / "index.html", ["index.md"]
-    while link := BeautifulSoup(page.read_text(), "html.parser").select_one("a.md-footer__link--next"):
+    while link := soup(page).select_one("a.md-footer__link--next"):
         page = (page.parent / link["href"]).resolve() / "index.html"
         walked.append(page.parent.relative_to(built_site).as_posix() + ".md")
     assert walked == chapters
@@ -59,8 +58,8 @@ def test_reading_straight_through_visits_each_chapter_once(built_site):
 
 def test_the_notebooks_footer_stays_among_the_notebooks(built_site):
     for page in (built_site / "notebooks").rglob("index.html"):
-        soup = BeautifulSoup(page.read_text(), "html.parser")
-        for link in soup.select("a.md-footer__link"):
+        parsed = soup(page)
+        for link in parsed.select("a.md-footer__link"):
             target = (page.parent / link["href"]).resolve()
             assert target.is_relative_to(built_site / "notebooks"), f"{page}: {link['href']}"
 
@@ -70,8 +69,8 @@ def test_warnings_do_not_name_the_place_in_pytorchs_own_build(built_site):
     """PyTorch's C++ warnings end with "(Triggered internally at /__w/pytorch/...)": the pages leave it out."""
     warned = 0
     for page in pages(built_site):
-        soup = BeautifulSoup(page.read_text(), "html.parser")
-        for box in soup.select(".snippet-warning"):
+        parsed = soup(page)
+        for box in parsed.select(".snippet-warning"):
             warned += 1
             assert "Triggered internally" not in box.get_text(), page
     assert warned
@@ -82,15 +81,15 @@ def test_a_page_shows_each_warning_in_full_once(built_site):
     """A warning the page showed already is named by its first sentence; the non-leaf `.grad`
     warning of "Autograd basics" is shown in full once and named three times after."""
     for page in pages(built_site):
-        soup = BeautifulSoup(page.read_text(), "html.parser")
-        shown = [box.select("p")[1].get_text() for box in soup.select(".snippet-warning")]
+        parsed = soup(page)
+        shown = [box.select("p")[1].get_text() for box in parsed.select(".snippet-warning")]
         full = [text for text in shown if not text.startswith("The same warning as above: ")]
         assert len(full) == len(set(full)), page
         for text in shown:
             if text not in full:
                 assert any(f.startswith(text.removeprefix("The same warning as above: ")) for f in full), page
-    soup = BeautifulSoup((built_site / "autograd_basics" / "index.html").read_text(), "html.parser")
-    texts = [box.select("p")[1].get_text() for box in soup.select(".snippet-warning")]
+    parsed = soup(built_site / "autograd_basics" / "index.html")
+    texts = [box.select("p")[1].get_text() for box in parsed.select(".snippet-warning")]
     non_leaf = [t for t in texts if "not a leaf Tensor" in t]
     assert len(non_leaf) == 4 and non_leaf[0].startswith("The .grad attribute") and all(
         t == "The same warning as above: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed."
@@ -122,12 +121,12 @@ def test_the_examples_bundle_runs_in_an_empty_folder(built_site, tmp_path):
 
 
 def test_the_home_page_says_what_produced_the_outputs_and_links_the_examples(built_site):
-    home = " ".join(BeautifulSoup((built_site / "index.html").read_text(), "html.parser").get_text().split())
+    home = " ".join(soup(built_site / "index.html").get_text().split())
     versions = ", ".join(f"{name} {metadata.version(name)}" for name in PACKAGES[:-1])
     assert (f"Every output on this site was produced by Python {platform.python_version()}, {versions} and "
             f"{PACKAGES[-1]} {metadata.version(PACKAGES[-1])}, on {platform.system()} ({platform.machine()}),") in home
     for page in ["index.html", *(f"{chapter}/index.html" for chapter in CHAPTERS)]:
-        soup = BeautifulSoup((built_site / page).read_text(), "html.parser")
-        (link,) = [a for a in soup.find_all("a") if a.get_text() == "Download all examples"]
+        parsed = soup(built_site / page)
+        (link,) = [a for a in parsed.find_all("a") if a.get_text() == "Download all examples"]
         assert (built_site / page).parent.joinpath(link["href"]).resolve() == built_site / "downloads" / "examples.zip"
 

@@ -7,8 +7,7 @@ import re
 import statistics
 
 import pytest
-from bs4 import BeautifulSoup
-from conftest import SNIPPETS, normalised, pages, printed
+from conftest import CHAPTERS, SNIPPETS, normalised, pages, printed, soup
 
 from snippet_engine.runner import SnippetError
 
@@ -23,7 +22,7 @@ def page_copies(site, notebooks=False):
         name = page.parent.relative_to(site).as_posix()
         if name == "." or name.startswith("notebooks") != notebooks:
             continue
-        content = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select_one(".md-content")
+        content = soup(page).select_one(".md-content")
         for block in content.select("div.highlight[data-copy]"):
             title = block.select_one(".filename")
             code = block.select_one("td.code code") or block.select_one("code")
@@ -46,12 +45,15 @@ def test_the_chapters_have_their_copies(chapter_copies):
     assert all(copy.strip() for *_, copy, _ in chapter_copies)
 
 
+@pytest.mark.parametrize("chapter", CHAPTERS)
 @pytest.mark.parametrize("notebooks", [False, True], ids=["chapters", "notebooks"])
 def test_every_copy_runs_alone_prints_what_its_block_shows_and_writes_only_the_snippets_files(
-        built_site, runner, tmp_path, notebooks):
+        built_site, runner, tmp_path, notebooks, chapter):
     """Each copy runs as `python -c` in a folder of its own (the engine emulates it, so that
     300 copies need not import torch 300 times; test_browser.py runs real ones)."""
-    for n, (page, title, code, copy, shown) in enumerate(page_copies(built_site, notebooks)):
+    copies = [c for c in page_copies(built_site, notebooks) if c[0] == ("notebooks/" if notebooks else "") + chapter]
+    assert copies, "every chapter and its notebook have code blocks"
+    for n, (page, title, code, copy, shown) in enumerate(copies):
         folder = tmp_path / str(n)
         folder.mkdir()
         result = runner.run_code(copy, cwd=folder)

@@ -9,7 +9,7 @@ import re
 
 import pytest
 from browsing import open_page, press
-from bs4 import BeautifulSoup
+from conftest import soup
 
 # The smallest node text of each graph in CSS px as the page shows it: the graph's SVG,
 # inline at the size its image has on the page, measured as the browser draws it.
@@ -30,14 +30,14 @@ NODE_TEXT = """async images => {
 }"""
 
 
-def soup(built_site, name):
-    return BeautifulSoup((built_site / ("" if name == "home" else name) / "index.html").read_text(), "html.parser")
+def page_soup(built_site, name):
+    return soup(built_site / ("" if name == "home" else name) / "index.html")
 
 
 @pytest.fixture(scope="module")
 def graph_pages(built_site, urls):
     """The names of the pages that show a graph."""
-    return [name for name in urls if soup(built_site, name).select(".snippet-graph")]
+    return [name for name in urls if page_soup(built_site, name).select(".snippet-graph")]
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -95,7 +95,7 @@ def outline(items):
 
 
 def graphs_as_text(built_site, name):
-    return [outline(fold.ul) for fold in soup(built_site, name).select("details.snippet-graph__text")]
+    return [outline(fold.ul) for fold in page_soup(built_site, name).select("details.snippet-graph__text")]
 
 
 def test_the_first_gradients_graph_as_text_goes_from_the_output_to_the_leaf(built_site):
@@ -134,7 +134,7 @@ def test_a_node_reached_again_is_listed_once_then_named_as_above(built_site):
 
 def test_every_graph_as_text_lists_each_node_once_in_full(built_site, graph_pages):
     for name in graph_pages:
-        for figure in soup(built_site, name).select("figure.snippet-graph"):
+        for figure in page_soup(built_site, name).select("figure.snippet-graph"):
             (count,) = re.findall(r"^Computation graph with (\d+) nodes$", figure.img["alt"])
             items = outline(figure.select_one("details.snippet-graph__text > ul"))
             assert len([text for _, text in items if not text.endswith("(see above)")]) == int(count), name

@@ -5,13 +5,7 @@ import html
 import re
 from urllib.parse import unquote, urldefrag, urlparse
 
-from bs4 import BeautifulSoup
-from conftest import pages
-
-
-@functools.cache
-def soup(path):
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+from conftest import pages, soup
 
 
 def target(page, href, site):

@@ -8,8 +8,7 @@ import re
 
 import pytest
 from browsing import RENDER_EVERY_BLOCK, open_page
-from bs4 import BeautifulSoup
-from conftest import CHAPTERS, ROOT, SNIPPETS
+from conftest import CHAPTERS, ROOT, SNIPPETS, soup
 
 LINE_LIMIT = 88  # characters; docs/assets/site.css makes this many fit a code block at 1280 px
 LEGIBLE_PX = 9   # the smallest text of a figure as displayed
@@ -110,7 +109,7 @@ def test_two_definitions_side_by_side_go_one_under_the_other_on_a_phone(browser,
 
 def test_the_navigation_names_each_notebook_apart_from_its_chapter(built_site):
     """The sidebar lists the chapters, then the notebooks: by file name, not the chapter titles again."""
-    html = BeautifulSoup((built_site / "index.html").read_text(), "html.parser")
+    html = soup(built_site / "index.html")
     titles = [a.get_text(" ", strip=True) for a in html.select("nav.md-nav--primary a.md-nav__link[href]")]
     repeated = sorted({t for t in titles if titles.count(t) > 1})
     assert not repeated, repeated

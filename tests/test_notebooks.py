@@ -11,8 +11,7 @@ from importlib import metadata
 import nbformat
 import pytest
 import yaml
-from bs4 import BeautifulSoup
-from conftest import CHAPTERS, ROOT
+from conftest import CHAPTERS, ROOT, soup
 from nbclient import NotebookClient
 
 FILE_NAME = re.compile(r"^'[\w.-]+\.\w+'$")  # what Jupyter shows of a returned file name
@@ -134,7 +133,7 @@ def test_the_index_lists_every_notebook_in_the_order_of_the_nav(built_site):
                 if isinstance(page, str) and page != "index.md"]
     assert sorted(chapters) == CHAPTERS == sorted(p.stem for p in (built_site / "notebooks").glob("*.ipynb"))
     index = built_site / "notebooks" / "index.html"
-    items = BeautifulSoup(index.read_text(), "html.parser").select(".md-content article > ul > li")
+    items = soup(index).select(".md-content article > ul > li")
     assert len(items) == len(chapters)
     for item, chapter in zip(items, chapters):
         for link in item.select('a[href]:not([href*="://"])'):
@@ -143,7 +142,7 @@ def test_the_index_lists_every_notebook_in_the_order_of_the_nav(built_site):
         page, download = item.select("a")[:2]
         assert page["href"] == f"{chapter}/" and download["href"] == f"{chapter}.ipynb"
         assert download.has_attr("download") and download.get_text() == f"Download {chapter}.ipynb"
-        shown = BeautifulSoup((index.parent / chapter / "index.html").read_text(), "html.parser")
+        shown = soup(index.parent / chapter / "index.html")
         assert shown.h1.get_text().removesuffix("¶") == f"{page.get_text()}: the notebook"
         introduction = shown.select_one(".md-content article p:not(.notebook-download)")
         assert item.select("p")[1].get_text() == " ".join(introduction.get_text().split())  # what it covers
@@ -161,7 +160,7 @@ def test_helper_modules_are_a_collapsed_cell_of_code(built_site):
 
 def test_every_chapter_offers_its_notebook(built_site):
     for chapter in CHAPTERS:
-        page = BeautifulSoup((built_site / chapter / "index.html").read_text(), "html.parser")
+        page = soup(built_site / chapter / "index.html")
         (link,) = [a for a in page.select("p.notebook-download a") if "Jupyter notebook" in a.get_text()]
         assert link["href"] == f"../notebooks/{chapter}.ipynb" and link.has_attr("download")
         assert read(built_site, chapter).nbformat == 4
