@@ -40,8 +40,6 @@ SHOW_PART = """([k, before]) => {
   document.body.style.minHeight = "0";
   document.documentElement.style.counterReset = `page ${before}`;
 }"""
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run"]
 
 
 def moved(fragment, source_url):
@@ -90,13 +88,13 @@ def print_pdf(page, pdf):
     import pypdfium2
     from playwright.sync_api import sync_playwright
 
-    from snippet_engine.system_tools import TOOLS, chromium
+    from snippet_engine.system_tools import CHROMIUM_FLAGS, TOOLS, chromium
 
     if chromium() is None:
         sys.exit(TOOLS["chromium"][1])
     book = pypdfium2.PdfDocument.new()
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
+        browser = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
         tab = browser.new_page()
         tab.goto(Path(page).resolve().as_uri(), wait_until="load")
         tab.wait_for_function("[...document.images].every(i => i.complete) && document.fonts.status === 'loaded'")

@@ -23,7 +23,7 @@ from snippet_engine.kinds.graph import GRAPH
 from snippet_engine.kinds.steps import STEPS
 from snippet_engine.kinds.warning import WARNING
 from snippet_engine.runner import Runner, SnippetError
-from snippet_engine.system_tools import TOOLS, chromium
+from snippet_engine.system_tools import CHROMIUM_FLAGS, TOOLS, chromium
 
 # Started in the background by a shell, pytest inherits SIGINT ignored, and so would every
 # process a test starts: the tests that stop MkDocs or JupyterLab with Ctrl-C's SIGINT need the
@@ -260,9 +260,6 @@ def pytest_collection_modifyitems(config, items):
 
 # The built site in a real browser: Chromium driven by Playwright (tests/browsing.py).
 
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run"]
-
 
 @pytest.fixture(scope="session")
 def site_url(built_site):
@@ -284,7 +281,7 @@ def browser():
     if chromium() is None:
         pytest.fail(TOOLS["chromium"][1], pytrace=False)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
+        browser = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
         yield browser
         browser.close()
 

@@ -23,6 +23,11 @@ TOOLS = {
 }
 
 
+# How the project starts Chromium headless (the tests, the PDF): as root, with nothing it would fetch.
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"]
+
+
 def chromium() -> str | None:
     """The browser the tests drive: $CHROMIUM, else `chromium` on PATH (None when missing)."""
     return os.environ.get("CHROMIUM") or shutil.which("chromium")
