@@ -1,6 +1,7 @@
 """The snippet engine: the runner in-process, and the plugin on throwaway sites that use
 the real mkdocs.yml (strict, every plugin and hook) with pages of their own."""
 
+import contextlib
 import html
 import json
 import logging
@@ -473,6 +474,25 @@ def test_stopping_mkdocs_stops_the_worker_and_the_snippet_and_leaves_nothing(pro
     assert not list(scratch.iterdir()), "no temporary folder is left"
 
 
+def stop(server, sig=signal.SIGINT):
+    """Stop a server the test started as a reader would (Ctrl-C's SIGINT, or SIGTERM): its exit
+    status and its log. One that has not stopped 30 s later is killed, with what it started,
+    and the test fails: nothing is left running."""
+    server.send_signal(sig)
+    try:
+        log = server.communicate(timeout=30)[1]
+    except subprocess.TimeoutExpired:
+        running = [server.pid]
+        for pid in running:  # grows as it goes: the worker's snippets too
+            running += children(pid)
+        for pid in running:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        server.communicate()
+        raise AssertionError(f"{' '.join(server.args[1:])} did not stop on {sig.name} within 30 s") from None
+    return server.returncode, log
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -523,8 +543,7 @@ def test_serve_shows_a_broken_snippet_on_the_page_keeps_serving_and_recovers(pro
         assert server.poll() is None
         workers = children(server.pid)
     finally:
-        server.send_signal(signal.SIGINT)
-        log = server.communicate(timeout=30)[1]
+        _, log = stop(server)
     assert workers and not any(map(alive, workers)), "Ctrl-C stops the worker too"
     assert "index.md:3: snippet" in log and "RuntimeError: not yet" in log
     assert "Aborted" not in log and "appear stuck" not in log
@@ -548,8 +567,7 @@ def test_serve_shows_a_slow_snippet_as_running_and_its_output_when_it_ends(proje
         go.touch()
         assert "still running" not in fetch_until(url, "slow done")
     finally:
-        server.send_signal(signal.SIGINT)
-        log = server.communicate(timeout=30)[1]
+        _, log = stop(server)
     assert "Aborted" not in log and "ERROR" not in log
 
 
@@ -567,8 +585,7 @@ def test_sigterm_stops_serve_as_ctrl_c_does_leaving_no_temporary_site_and_no_wor
         workers = children(server.pid)
         assert [p.name for p in scratch.iterdir() if p.name.startswith("mkdocs_")], "serve's site is there"
     finally:
-        server.send_signal(signal.SIGTERM)
-        status = server.wait(timeout=30)
+        status, _ = stop(server, signal.SIGTERM)
     assert status == 128 + signal.SIGTERM
     assert workers and not any(map(alive, workers))
     assert not list(scratch.iterdir()), "no temporary site or folder is left"
