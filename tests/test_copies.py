@@ -14,13 +14,13 @@ from snippet_engine.runner import SnippetError
 OUTPUTS = ("snippet-output", "snippet-warning", "snippet-figure", "snippet-graph", "snippet-steps")
 
 
-def page_copies(site, notebooks=False):
+def page_copies(site, notebooks=False, chapter=None):
     """(page, snippet file, block text, copy, printed output shown under the block) of every
-    code block with a copy of the chapter pages (or of the notebook pages)."""
+    code block with a copy of the chapter pages (or of the notebook pages), or of one chapter's."""
     found = []
     for page in pages(site):
         name = page.parent.relative_to(site).as_posix()
-        if name == "." or name.startswith("notebooks") != notebooks:
+        if name == "." or name.startswith("notebooks") != notebooks or chapter not in (None, page.parent.name):
             continue
         content = soup(page).select_one(".md-content")
         for block in content.select("div.highlight[data-copy]"):
@@ -51,7 +51,7 @@ def test_every_copy_runs_alone_prints_what_its_block_shows_and_writes_only_the_s
         built_site, runner, tmp_path, notebooks, chapter):
     """Each copy runs as `python -c` in a folder of its own (the engine emulates it, so that
     300 copies need not import torch 300 times; test_browser.py runs real ones)."""
-    copies = [c for c in page_copies(built_site, notebooks) if c[0] == ("notebooks/" if notebooks else "") + chapter]
+    copies = page_copies(built_site, notebooks, chapter)
     assert copies, "every chapter and its notebook have code blocks"
     for n, (page, title, code, copy, shown) in enumerate(copies):
         folder = tmp_path / str(n)
