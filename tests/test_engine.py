@@ -291,6 +291,30 @@ def test_snippets_run_at_once_with_the_outputs_of_one_at_a_time(tmp_path):
     assert outputs[0] == outputs[1]
 
 
+def test_workers_import_the_preload_ahead_only_when_one_runs_more_than_one_snippet(tmp_path):
+    """An edit that makes one snippet run starts workers that import nothing ahead; a batch of
+    more snippets than workers restarts them with `preload`. The outputs are the same: the
+    kinds hook matplotlib when the snippet imports it, its SVG ids salted alike either way."""
+    (tmp_path / "snippets").mkdir()
+    code = textwrap.dedent("""\
+        import sys
+        print("wave" in sys.modules)
+        import matplotlib.pyplot as plt
+        plt.plot([1, 2])
+        plt.show()
+        """)
+    runner = Runner(tmp_path / "snippets", tmp_path / "cache", preload=("wave", "matplotlib.pyplot"), workers=2)
+    try:
+        (alone,) = runner.run_all([(snippet(tmp_path, "alone.py", code), False)])
+        batch = runner.run_all([(snippet(tmp_path, f"batch_{n}.py", code), False) for n in range(3)])
+    finally:
+        runner.close()
+    assert alone.stdout == "False\n" and [r.stdout for r in batch] == ["True\n"] * 3
+    figures = [[i["output"]["data"]["image/svg+xml"] for i in r.outputs if kind(i["output"]) == "figure"]
+               for r in [alone, *batch]]
+    assert figures[0] and all(f == figures[0] for f in figures)
+
+
 def test_error_in_an_imported_module_names_both_places(engine, tmp_path):
     snippet(tmp_path, "helper.py", "def explode():\n    raise ValueError('bad value')\n")
     result = engine.run(snippet(tmp_path, "caller.py", "from helper import explode\n\nexplode()\n"))

@@ -2,6 +2,12 @@
 failures found, and the files the engine adds (downloads, notebooks and their pages).
 
 The plugin (plugin.py) makes a `Build` for every build and hands it MkDocs's events.
+`files` (on_files) starts every snippet and adds the engine's files, but waits for no
+run: MkDocs renders the pages meanwhile, and a page waits only for its own snippets
+when it is rendered. What is made of every result (the downloads and the examples'
+zip, the notebooks, the failures of pages that were not rendered) is made by
+`finish` (on_env), once the pages are done and before MkDocs writes the files.
+`mkdocs serve` waits for the runs in `files` instead, `wait` seconds at most.
 """
 
 import functools
@@ -84,7 +90,10 @@ class Build:
     failures: dict[object, str] = field(default_factory=dict)  # each logged once, listed at the end
     html: dict[str, pages.PageHtml] = field(default_factory=dict)  # each page's, by its file
     assets: dict[str, bytes] = field(default_factory=dict)  # the outputs' files (pages.ASSETS)
-    notebook_pages: set[str] = field(default_factory=set)
+    notebooks: dict[str, "Notebook"] = field(default_factory=dict)  # by the src_uri of its page
+    started: dict[Path, Future[Result]] = field(default_factory=dict)  # runs no page has waited for yet
+    downloads: dict[Path, File] = field(default_factory=dict)  # every snippet as a program of its own
+    bundle: File | None = None
     environment: str = ""
     names: api_links.Names | None = None
     running: list[Future[Result]] = field(default_factory=list)  # the runs the pages show as running
@@ -96,8 +105,11 @@ class Build:
     # What pages.py needs
 
     def snippet(self, path: Path) -> Snippet:
+        """A snippet of the build, its run waited for (or made) the first time it is asked for."""
         if path not in self.snippets:
-            self.snippets[path] = Snippet(path, self.runner.run(path), self.project, self.cache)
+            future = self.started.pop(path, None)
+            result = self.runner.wait(future) if future else self.runner.run(path)
+            self.snippets[path] = Snippet(path, result, self.project, self.cache)
         return self.snippets[path]
 
     def result(self, path: Path) -> Result:
@@ -134,55 +146,69 @@ class Build:
     # Files
 
     def files(self, files: Files, config: MkDocsConfig) -> None:
-        """Run every snippet; add the chapters' notebooks (unless a chapter's front matter says
+        """Start every snippet; add the chapters' notebooks (unless a chapter's front matter says
         `notebook: false`), their pages, and every snippet as a download, alone and in the
-        examples' zip."""
+        examples' zip: their content is made once the snippets have run (`notebook_page`, `finish`)."""
         found = fingerprint(self.runner.packages)  # what produces the outputs: Python, packages, GPU
+        self.packages = found["packages"]
         documents = [f for f in files.documentation_pages() if f.src_uri.endswith(".md")]
         for file in documents:
             self.chapters[file.src_uri] = parse(file.src_uri, file.content_string, self.snippets_dir)
         recorded = {path for chapter in self.chapters.values() for path in chapter.recorded}
         # Every snippet a page includes, and every file a download is made of, run at once.
-        included = {i.path for c in self.chapters.values() for i in c.snippets}
-        downloads = sorted(self.snippets_dir.rglob("*.py"))
-        paths = sorted(included | set(downloads))
+        self.included = {i.path for c in self.chapters.values() for i in c.snippets}
+        paths = sorted(self.included | set(self.snippets_dir.rglob("*.py")))
         self.run([(p, p in recorded) for p in paths])
         for file in documents:
             chapter = self.chapters[file.src_uri]
-            if chapter.blocks:
-                self.check(chapter)
-                if meta.get_data(file.content_string)[1].get("notebook", True):
-                    self.add_notebook(chapter, files, config, found["packages"])
-        programs: dict[str, str] = {}
-        for path in downloads:
-            if path not in included and self.result(path).error:  # no page shows it; no download has it
-                self.failures[path] = f"no page includes snippet {self.result(path).describe()}"
-                log.error(self.failures[path])
-                continue
+            if chapter.blocks and meta.get_data(file.content_string)[1].get("notebook", True):
+                self.add_notebook(chapter, files, config)
+        for path in sorted(self.snippets_dir.rglob("*.py")):
             name = path.relative_to(self.snippets_dir).as_posix()
-            programs[name] = self.program(path, as_file=True).copy + "\n"
-            files.append(File.generated(config, f"{self.snippets_url}/{name}", content=programs[name]))
+            self.downloads[path] = File.generated(config, f"{self.snippets_url}/{name}", content="")
+            files.append(self.downloads[path])
         self.environment = environment(found)
         self.names = api_links.Names(self.cache, found["packages"]["torch"], self.runner)
-        files.append(File.generated(config, BUNDLE, content=standalone.bundle(programs, found["packages"],
-                                                                            self.environment)))
+        self.bundle = File.generated(config, BUNDLE, content=b"")
+        files.append(self.bundle)
         files.append(File.generated(config, f"downloads/{wheel.filename()}", content=wheel.wheel()))
 
+    def finish(self, files: Files) -> None:
+        """Every run waited for; the failures of every chapter logged (those of pages MkDocs did
+        not render too); the notebooks, the downloads and the examples' zip made. A snippet that
+        fails and that no page includes gets no download, and fails the build."""
+        for path in list(self.started):
+            self.snippet(path)
+        for chapter in self.chapters.values():
+            self.check(chapter)
+        for uri in self.notebooks:
+            self.notebook_page(uri)
+        programs: dict[str, str] = {}
+        for path, file in self.downloads.items():
+            if path not in self.included and self.result(path).error:  # no page shows it; no download has it
+                self.failures[path] = f"no page includes snippet {self.result(path).describe()}"
+                log.error(self.failures[path])
+                files.remove(file)
+                continue
+            name = path.relative_to(self.snippets_dir).as_posix()
+            programs[name] = file.content_string = self.program(path, as_file=True).copy + "\n"
+        assert self.bundle is not None, "files() made it"
+        self.bundle.content_bytes = standalone.bundle(programs, self.packages, self.environment)
+
     def run(self, items: list[tuple[Path, bool]]) -> None:
-        """Run snippets, [(path, steps)], all at once. With `wait`, a snippet still running after
-        that many seconds (or started by an earlier build) is shown as running: `running` holds
-        its run."""
-        results: list[Result | None]
+        """Start snippets, [(path, steps)], all at once; a page waits for its own (`snippet`).
+        With `wait`, they are waited for now, that many seconds at most: a snippet still running
+        then (or started by an earlier build) is shown as running, and `running` holds its run."""
+        started = dict(zip([path for path, _ in items], self.runner.start_all(items)))
         if self.wait is None:
-            results = list(self.runner.run_all(items))
-        else:
-            started = [self.runner.start(*item) for item in items]
-            wait_for([future for future, now in started if now], timeout=self.wait)
-            self.running = [future for future, _ in started if not future.done()]
-            results = [future.result() if future.done() else None for future, _ in started]
-        for (path, _), result in zip(items, results):
+            self.started = {path: future for path, (future, _) in started.items()}
+            return
+        wait_for([future for future, now in started.values() if now], timeout=self.wait)
+        self.running = [future for future, _ in started.values() if not future.done()]
+        for path, (future, _) in started.items():
             running = Result(path, [], 0.0, False)  # no outputs yet
-            self.snippets[path] = Snippet(path, result or running, self.project, self.cache, running=not result)
+            result = future.result() if future.done() else running
+            self.snippets[path] = Snippet(path, result, self.project, self.cache, running=not future.done())
 
     def check(self, chapter: Chapter) -> None:
         """Log each failure of the chapter's snippets once, naming page, file and line."""
@@ -201,30 +227,38 @@ class Build:
                     self.failures[where] = f"{chapter.src_uri}:{line}: {message}"
                     log.error(self.failures[where])
 
-    def add_notebook(self, chapter: Chapter, files: Files, config: MkDocsConfig,
-                     packages: dict[str, str | None]) -> None:
+    def add_notebook(self, chapter: Chapter, files: Files, config: MkDocsConfig) -> None:
+        """The chapter's notebook and the page that shows it, made when the page is rendered
+        (`notebook_page`): the page's file holds its front matter only until then."""
         slug = Path(chapter.src_uri).with_suffix("").as_posix()
-        made_from = key("cells", chapter.markdown, sorted(self.snippet(i.path).key for i in chapter.snippets))
-        cells = self.cache.get(made_from)
-        if not (isinstance(cells, list) and all(isinstance(c, dict) and "cell_type" in c for c in cells)):
-            cells = notebooks.chapter_cells(chapter, {i.path: self.result(i.path) for i in chapter.snippets},
-                                            self.source)
-            self.cache.put(made_from, cells)
-        install = notebooks.install_cell(packages, cells)
-        ipynb = File.generated(config, f"{self.notebooks_dir}/{slug}.ipynb",
-                               content=notebooks.notebook_json(cells, install))
-        page = File.generated(config, f"{self.notebooks_dir}/{slug}.md", content="")
-        download = get_relative_url(ipynb.url, page.url)
-        page.content_string = pages.notebook_markdown(notebooks.title(chapter.markdown), download, cells, self,
-                                                      self.page(page.src_uri, page.url))
+        ipynb = File.generated(config, f"{self.notebooks_dir}/{slug}.ipynb", content="")
+        page = File.generated(config, f"{self.notebooks_dir}/{slug}.md", content=pages.NOTEBOOK_FRONT_MATTER)
         files.append(ipynb)
         files.append(page)
-        self.notebook_pages.add(page.src_uri)
+        self.notebooks[page.src_uri] = Notebook(chapter, ipynb, page)
+
+    def notebook_page(self, src_uri: str) -> str:
+        """The Markdown of a notebook's page below its front matter; the notebook itself is made
+        with it, once (its cells are cached by what they are made of)."""
+        notebook = self.notebooks[src_uri]
+        if notebook.markdown is None:
+            chapter = notebook.chapter
+            made_from = key("cells", chapter.markdown, sorted(self.snippet(i.path).key for i in chapter.snippets))
+            cells = self.cache.get(made_from)
+            if not (isinstance(cells, list) and all(isinstance(c, dict) and "cell_type" in c for c in cells)):
+                cells = notebooks.chapter_cells(chapter, {i.path: self.result(i.path) for i in chapter.snippets},
+                                                self.source)
+                self.cache.put(made_from, cells)
+            notebook.ipynb.content_string = notebooks.notebook_json(cells, notebooks.install_cell(self.packages, cells))
+            download = get_relative_url(notebook.ipynb.url, notebook.page.url)
+            notebook.markdown = pages.notebook_markdown(notebooks.title(chapter.markdown), download, cells, self,
+                                                        self.page(src_uri, notebook.page.url))
+        return notebook.markdown
 
     def notebook_of(self, src_uri: str) -> str | None:
         """The notebook page of the chapter at `src_uri`, if it has one."""
         uri = f"{self.notebooks_dir}/{Path(src_uri).with_suffix('').as_posix()}.md"
-        return uri if uri in self.notebook_pages else None
+        return uri if uri in self.notebooks else None
 
     def notebook_list(self, nav_pages: list[str], src_uri: str) -> str:
         """The Markdown list of every chapter's notebook, in the order of the nav, for the page at `src_uri`."""
@@ -236,6 +270,15 @@ class Build:
                                 get_relative_url(notebook.removesuffix(".md") + ".ipynb", src_uri),
                                 notebooks.summary(markdown)))
         return notebooks.index_markdown(entries)
+
+
+@dataclass
+class Notebook:
+    """A chapter's notebook, and the page that shows it; its Markdown once made."""
+    chapter: Chapter
+    ipynb: File
+    page: File
+    markdown: str | None = None
 
 
 def environment(found: Fingerprint) -> str:

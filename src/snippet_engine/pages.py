@@ -30,6 +30,7 @@ MARK = "snippetengine0mark"  # in markers that a page's HTML has until the plugi
 PARAGRAPH = re.compile(rf'<p>{MARK}(?P<n>\d+)</p>(?:\s*<div class="(?P<cls>[^"]*highlight))?')
 COMMENT = re.compile(rf"<!--{MARK}(\d+)-->")
 ASSETS = "assets/snippet-outputs"  # figures and graphs, as files of the site
+NOTEBOOK_FRONT_MATTER = "---\nsearch:\n  exclude: true\n---\n"  # search finds the chapter, not its notebook
 
 
 @dataclass
@@ -149,8 +150,7 @@ def with_notebook_link(markdown: str, link: str) -> str:
 def notebook_markdown(title: str, ipynb_url: str, cells: list[notebooks.Cell], build: Build, page: PageHtml) -> str:
     """Markdown for the page that shows a chapter's notebook: its cells in order, each code
     cell with its copy and outputs; a collapsed cell folded."""
-    parts = ["---\nsearch:\n  exclude: true\n---\n",  # search finds the chapter, not its copy
-             f"# {title}: the notebook\n",
+    parts = [f"# {title}: the notebook\n",
              f'<p class="notebook-download"><a href="{ipynb_url}" download>'
              f'Download {ipynb_url.rsplit("/", 1)[-1]}</a></p>\n']
     for n, cell in enumerate(cells):

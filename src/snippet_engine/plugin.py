@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from jinja2 import Environment
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
@@ -169,6 +170,12 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         self.nav_pages = [page.file.src_uri for page in nav.pages]  # in reading order
         return nav
 
+    def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
+        """The pages are rendered: what is made of every snippet's run is made now, before MkDocs
+        writes the files (build.py)."""
+        self.build.finish(files)
+        return env
+
     def bundle_link(self, page: Page) -> str:
         url = get_relative_url(BUNDLE, page.url)
         return (f'<a href="{url}" download>Download all examples</a> '
@@ -179,13 +186,14 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         markdown = markdown.replace(ENVIRONMENT, build.environment).replace(BUNDLE_LINK, self.bundle_link(page))
         if NOTEBOOK_LIST in markdown:
             markdown = markdown.replace(NOTEBOOK_LIST, build.notebook_list(self.nav_pages, uri))
-        if uri in build.notebook_pages:
-            return self.notebook_markdown(markdown, page, config)
+        if uri in build.notebooks:
+            return self.notebook_markdown(build.notebook_page(uri), page, config)
         chapter = build.chapters.get(uri)
         if chapter is None or not chapter.blocks:
             return markdown
         if chapter.markdown != markdown:  # another plugin changed the page first
             chapter = parse(uri, markdown, self.snippets)
+        build.check(chapter)
         markdown = pages.chapter_markdown(chapter, markdown, build, build.page(uri, page.url))
         if notebook := build.notebook_of(uri):
             url = get_relative_url(notebook.removesuffix(".md") + ".ipynb", page.url)
@@ -214,7 +222,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         else:
             content = self.build.page(uri, page.url).content(content)
             content = TITLE.sub(lambda m: self.download_link(m, page), content)
-            if uri in self.build.notebook_pages:
+            if uri in self.build.notebooks:
                 self.build.cache.put_page(self.page_keys[uri], content, page.toc)
         assert self.build.names is not None, "on_files found the torch version"
         return api_links.link(content, uri, self.config.api_reference, self.build.names)

@@ -131,13 +131,15 @@ class Worker:
     def __init__(self, preload: tuple[str, ...] = PRELOAD) -> None:
         self.proc: subprocess.Popen[str] | None = None
         self.tmp: str | None = None  # the worker's temporary folder, and its snippets'
-        self.preload = preload
+        self.preload = preload  # what it imports when it starts
+        self.imported: tuple[str, ...] = ()  # what the running one imported
         self.lock = threading.Lock()
 
     def start(self) -> subprocess.Popen[str]:
         """The worker, started. A session of its own: Ctrl-C in the terminal reaches MkDocs, which
         stops the worker; and a folder of its own for temporary files, removed with it."""
         self.tmp = tempfile.mkdtemp(prefix="snippet-worker-")
+        self.imported = self.preload
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "snippet_engine.worker", *self.preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True, env={**os.environ, "MPLBACKEND": "Agg", "TMPDIR": self.tmp}, start_new_session=True,
@@ -147,8 +149,10 @@ class Worker:
     def run(self, request: Request, name: str) -> Reply:
         """The worker's reply; WorkerDied when it exits while running the snippet."""
         with self.lock:
-            if self.proc is None or self.proc.poll() is not None:
-                self.close()  # one that died while idle leaves its folder and session behind
+            # One that died while idle leaves its folder and session behind; one that imported
+            # less than it is now asked to is started again with more.
+            if self.proc is None or self.proc.poll() is not None or not set(self.preload) <= set(self.imported):
+                self.close()
                 self.start()
             proc = self.proc
             assert proc is not None
@@ -198,6 +202,13 @@ class Worker:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+def done(result: Result) -> Future[Result]:
+    """A run that has ended: its future, holding `result`."""
+    future: Future[Result] = Future()
+    future.set_result(result)
+    return future
+
+
 def kill_session(sid: int) -> None:
     """Kill every process left in the session `sid` (a worker's: its snippet, what that started)."""
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -218,7 +229,8 @@ class Runner:
         self.project = self.root.parent  # dependencies may live anywhere in it (data files)
         self.cache = CacheFolder(Path(cache_dir) if cache_dir else None)
         self.timeout, self.output_limit, self.packages = timeout, output_limit, tuple(packages)
-        self.workers = [Worker(tuple(preload)) for _ in range(max(1, workers))]  # started when first used
+        self.preload = tuple(preload)
+        self.workers = [Worker(self.preload) for _ in range(max(1, workers))]  # started when first used
         self.idle: queue.SimpleQueue[Worker] = queue.SimpleQueue()
         for worker in self.workers:
             self.idle.put(worker)
@@ -233,10 +245,10 @@ class Runner:
         """Run one snippet (or take it from the cache); never raises for the snippet's failures.
         `steps`: record each backward() it calls, for a step-through (worker.py)."""
         path = Path(path).resolve()
-        key = self.key(path, steps)
-        cached = self.load(key) or self.killed.get(key)
+        cached = self.cached(path, steps)
         if cached is not None:
             return cached
+        key = self.key(path, steps)
         name = path.relative_to(self.root).as_posix()
         began = time.time()
         result = self.run_uncached({"path": str(path), "steps": steps}, path, name)
@@ -253,15 +265,31 @@ class Runner:
         """Run snippets, [(path, steps)], as run() does, as many at once as there are workers;
         the results in the same order. Each runs alone in a child of its own, so its output is
         what a run on its own gives."""
-        futures = [self.start(*item)[0] for item in items]
+        return [self.wait(future) for future, _ in self.start_all(items)]
+
+    def start_all(self, items: Iterable[tuple[Path, bool]]) -> list[tuple[Future[Result], bool]]:
+        """start() each of [(path, steps)]. The workers import `preload` ahead only when some
+        will run more than one of them: a worker that runs one snippet would import torch and
+        the rest once for that snippet alone, which imports what it uses itself (about 1.4 s
+        saved for the one snippet an edit makes run). Outputs are the same either way."""
+        found = [(item, self.cached(*item)) for item in items]
+        misses = sum(result is None for _, result in found)
+        if misses:
+            for worker in self.workers:
+                worker.preload = self.preload if misses > len(self.workers) else ()
+        return [(done(result), False) if result else self.start(*item) for item, result in found]
+
+    def wait(self, future: Future[Result]) -> Result:
+        """The result of a run started with start(). Interrupted (Ctrl-C), it stops the snippets
+        that run, then the threads that wait on them, before it lets the interruption through."""
         try:
-            return [future.result() for future in futures]
-        except BaseException:  # Ctrl-C: stop the snippets that run, then the threads that wait on them
+            return future.result()
+        except BaseException:
             self.stopping = True
             for worker in self.workers:
                 worker.terminate()
-            for future in futures:
-                future.cancel()
+            for running in list(self.running.values()):
+                running.cancel()
             raise
 
     def start(self, path: Path, steps: bool = False) -> tuple[Future[Result], bool]:
@@ -318,6 +346,11 @@ class Runner:
         for worker in self.workers:
             worker.close()
         self.running, self.stopping = {}, False
+
+    def cached(self, path: Path, steps: bool = False) -> Result | None:
+        """The result of an unchanged snippet: from the cache, or kept in memory (`killed`)."""
+        key = self.key(path.resolve(), steps)
+        return self.load(key) or self.killed.get(key)
 
     def key(self, path: Path, steps: bool = False) -> str:
         relative = path.relative_to(self.root).as_posix()

@@ -351,8 +351,6 @@ def main() -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
     for name in sys.argv[1:]:
         importlib.import_module(name)  # once, so that every child starts warm
-    if "matplotlib" in sys.modules:
-        sys.modules["matplotlib"].rcParams["svg.hashsalt"] = "snippets"  # stable SVG ids
     protocol = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # stray prints from imports must not corrupt replies
     if hasattr(ctypes.CDLL(None), "prctl"):  # Linux: the orphans of snippets' processes come to us

@@ -5,14 +5,21 @@ A kind module has:
 - `matches(out)`: whether it renders this nbformat output (the first kind in `KINDS`
   that matches renders it, so the most specific come first);
 - `render(out, site, block)`: the HTML (`outputs_html` says what `site` and `block` are);
-- optionally `capture(capture)`: hooks installed in the worker's child before the snippet
-  runs, which add outputs with `capture.add` (scrapers.py);
+- optionally `capture(capture, module)` and `HOOKS`, the name of the module it hooks:
+  hooks installed in the worker's child once the snippet imports that module (at once if the
+  worker imported it ahead), which add outputs with `capture.add` (scrapers.py);
 - optionally `displayed(data)`: what it checks or completes in a bundle given to `display()`;
 - optionally `ASSETS`: {name: file} the page loads where it shows the kind.
 
 Adding a kind is a module here and its place in `KINDS`.
 """
 
+import functools
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,13 +66,39 @@ def merged(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def install(capture: Any) -> None:
-    """Every kind's hooks, in the child that runs a snippet; a library not installed has none."""
+    """Every kind's hooks, in the child that runs a snippet. A child imports no library for
+    them: a snippet that never imports matplotlib does not wait for it."""
     for kind in KINDS:
         if hasattr(kind, "capture"):
-            try:
-                kind.capture(capture)
-            except ImportError:
-                pass  # the library it hooks is not installed: nothing to capture
+            when_imported(kind.HOOKS, functools.partial(kind.capture, capture))
+
+
+def when_imported(name: str, hook: Callable[[types.ModuleType], None]) -> None:
+    """hook(module) once the module `name` is imported: now if it is, else right after its
+    code has run, before the import returns to the code that asked for it."""
+    if name in sys.modules:
+        hook(sys.modules[name])
+        return
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname: str, path: Sequence[str] | None,
+                      target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+            if fullname != name:
+                return None
+            sys.meta_path.remove(self)
+            spec = next((found for finder in sys.meta_path if hasattr(finder, "find_spec")
+                         and (found := finder.find_spec(fullname, path, target))), None)
+            if spec is not None and spec.loader is not None:
+                execute = spec.loader.exec_module
+
+                def exec_module(module: types.ModuleType) -> None:
+                    execute(module)
+                    hook(module)
+
+                spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+            return spec
+
+    sys.meta_path.insert(0, Finder())
 
 
 def displayed(data: dict[str, Any]) -> None:

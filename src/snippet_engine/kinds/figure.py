@@ -6,9 +6,11 @@ from typing import Any
 
 from snippet_engine.render import check_svg, safe_svg, svg_file
 
+HOOKS = "matplotlib.pyplot"
 
-def capture(capture: Any) -> None:
-    import matplotlib.pyplot as plt
+
+def capture(capture: Any, plt: Any) -> None:
+    plt.rcParams["svg.hashsalt"] = "snippets"  # the same ids in every run's SVG
 
     def show(*args: Any, **kwargs: Any) -> None:
         for number in plt.get_fignums():

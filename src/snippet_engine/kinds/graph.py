@@ -10,9 +10,10 @@ GRAPH = "application/vnd.snippet.graph+json"
 """{"nodes", "edges"} of a graph, and "backward": the graph as a nested list, [{"text", "children"}]"""
 
 
-def capture(capture: Any) -> None:
-    import graphviz
+HOOKS = "graphviz"
 
+
+def capture(capture: Any, graphviz: Any) -> None:
     render_file = graphviz.rendering.Render.render
 
     def render_and_capture(self: Any, *args: Any, **kwargs: Any) -> Any:

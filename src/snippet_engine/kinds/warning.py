@@ -2,14 +2,16 @@
 
 import html
 import re
-import warnings
 from typing import Any
 
 WARNING = "application/vnd.snippet.warning+json"  # {"category", "message"}
 BUILD_PLACE = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")  # where in PyTorch's C++ it was raised
 
 
-def capture(capture: Any) -> None:
+HOOKS = "warnings"
+
+
+def capture(capture: Any, module: Any) -> None:
     def showwarning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                     file: Any = None, line: str | None = None) -> None:
         text = BUILD_PLACE.sub("", str(message))
@@ -18,7 +20,7 @@ def capture(capture: Any) -> None:
             WARNING: {"category": category.__name__, "message": text},
         }})
 
-    warnings.showwarning = showwarning
+    module.showwarning = showwarning
 
 
 def matches(out: dict[str, Any]) -> bool:
