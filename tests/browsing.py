@@ -1,7 +1,9 @@
 """What the browser tests share: opening a page of the built site in Chromium (Playwright), pressing
-a button as a reader does, and full-page screenshots (kept in test-artifacts/screenshots/ for a
-person to look at). The fixtures (the served site, the browser, every page's URL) are in
-conftest.py."""
+a button as a reader does, and full-page screenshots (`make screenshots` keeps them in
+test-artifacts/screenshots/ for a person to look at). The fixtures (the served site, the
+browser, every page's URL) are in conftest.py."""
+
+import os
 
 from conftest import CHAPTERS, ROOT
 
@@ -26,25 +28,36 @@ def open_page(browser, url, scheme="light", width=1280, height=900, **options):
     return page
 
 
+# Resolves once the element has kept its place on screen for five frames in a row.
+AT_REST = """async e => {
+    let place = null, same = 0;
+    while (same < 5) {
+        await new Promise(done => requestAnimationFrame(done));
+        const r = e.getBoundingClientRect(), now = [r.x, r.y, r.width, r.height].join();
+        same = now === place ? same + 1 : 0;
+        place = now;
+    }
+}"""
+
+
 def press(button):
     """Click a button as a reader does: scrolled to, and at rest when clicked. Blocks that come
     near the screen are rendered then (docs/assets/site.css), and a block rendered above the
     screen at its real height moves what is below it: wait until the button has kept its place
-    for five looks, 20 ms apart (the page's own scripts may be off)."""
+    for five frames (watched in the page: one round trip, not one per look)."""
     button.scroll_into_view_if_needed()
-    place, same = None, 0
-    while same < 5:
-        button.page.wait_for_timeout(20)
-        box = button.bounding_box()
-        same, place = (same + 1 if box == place else 0), box
+    button.evaluate(AT_REST)
     button.click()
 
 
 def shot(page, name):
-    """A full-page screenshot, with lazy images loaded and every block rendered first (the browser
-    renders a block when it comes near the screen, and a full-page screenshot does not scroll)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    """The whole page rendered: lazy images loaded and every block rendered (the browser renders a
+    block when it comes near the screen, and a full-page screenshot does not scroll); then, with
+    SCREENSHOTS=1 (`make screenshots`), a full-page screenshot for a person to look at (some 3 s
+    a page, which `make test` does not spend)."""
     page.add_style_tag(content=RENDER_EVERY_BLOCK)
     page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
     page.wait_for_function("[...document.images].every(i => i.complete)")
-    page.screenshot(path=SHOTS / f"{name.replace('/', '_')}.png", full_page=True)
+    if os.environ.get("SCREENSHOTS"):
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=SHOTS / f"{name.replace('/', '_')}.png", full_page=True)
