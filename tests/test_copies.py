@@ -5,6 +5,7 @@ not write, and holds the block plus what it uses, not the site's machinery."""
 
 import re
 import statistics
+from collections import defaultdict
 
 import pytest
 from conftest import CHAPTERS, SNIPPETS, normalised, pages, printed, soup
@@ -46,24 +47,28 @@ def test_the_chapters_have_their_copies(chapter_copies):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-@pytest.mark.parametrize("notebooks", [False, True], ids=["chapters", "notebooks"])
 def test_every_copy_runs_alone_prints_what_its_block_shows_and_writes_only_the_snippets_files(
-        built_site, runner, tmp_path, notebooks, chapter):
-    """Each copy runs as `python -c` in a folder of its own (the engine emulates it, so that
-    300 copies need not import torch 300 times; test_browser.py runs real ones)."""
-    copies = page_copies(built_site, notebooks, chapter)
-    assert copies, "every chapter and its notebook have code blocks"
-    for n, (page, title, code, copy, shown) in enumerate(copies):
+        built_site, runner, tmp_path, chapter):
+    """Each copy of the chapter's page and of its notebook's page runs as `python -c` in a folder
+    of its own (the engine emulates it, so that 700 copies need not import torch 700 times;
+    test_browser.py runs real ones). A copy that several blocks share (a notebook cell and
+    the chapter's block it comes from, most often) runs once, and is checked for each."""
+    uses = defaultdict(list)
+    for use in page_copies(built_site, False, chapter) + page_copies(built_site, True, chapter):
+        uses[use[3]].append(use)
+    assert uses, "every chapter and its notebook have code blocks"
+    for n, (copy, blocks) in enumerate(uses.items()):
         folder = tmp_path / str(n)
         folder.mkdir()
         result = runner.run_code(copy, cwd=folder)
-        if result.error:
-            raise AssertionError(f"{page}: the copy of {title}\n{code[:300]}\nfails: {SnippetError(result)}")
-        assert normalised(printed(result.select())).endswith(normalised(shown)), f"{page}: {title}\n{code[:200]}"
-        # A notebook cell's title is its number: its copy's own code names what it writes.
-        source = (SNIPPETS / title).read_text(encoding="utf-8") if title.endswith(".py") else copy
-        for written in (p for p in folder.rglob("*") if p.is_file()):
-            assert written.stem.split(".")[0] in source, f"{page}: the copy of {title} writes {written.name}"
+        for page, title, code, _, shown in blocks:
+            if result.error:
+                raise AssertionError(f"{page}: the copy of {title}\n{code[:300]}\nfails: {SnippetError(result)}")
+            assert normalised(printed(result.select())).endswith(normalised(shown)), f"{page}: {title}\n{code[:200]}"
+            # A notebook cell's title is its number: its copy's own code names what it writes.
+            source = (SNIPPETS / title).read_text(encoding="utf-8") if title.endswith(".py") else copy
+            for written in (p for p in folder.rglob("*") if p.is_file()):
+                assert written.stem.split(".")[0] in source, f"{page}: the copy of {title} writes {written.name}"
 
 
 @pytest.mark.parametrize("notebooks", [False, True], ids=["chapters", "notebooks"])
