@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test build offline pdf bench report setup system-deps clean
+.PHONY: serve test screenshots build offline pdf bench report setup system-deps clean
 
 serve: setup
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(PORT) --livereload
@@ -17,6 +17,10 @@ test: setup
 	$(BIN)/ruff check
 	$(BIN)/mypy
 	$(BIN)/pytest
+
+# Full-page screenshots of every page, in test-artifacts/screenshots/, for a person to look at.
+screenshots: setup
+	SCREENSHOTS=1 $(BIN)/pytest tests/test_browser.py -k "loads_cleanly or fits_a_390 or legible_in_dark"
 
 # The site to publish, in site/: pages with folder URLs, and downloads/$(OFFLINE_ZIP) that every
 # page's footer links, the same site built to be read from disk (hooks/offline.py).

@@ -1,7 +1,7 @@
 """The built site in a real browser: Chromium driven by Playwright (tests/browsing.py).
 
-Screenshots of every page (light, dark, and 390 px wide in dark mode) are
-kept in test-artifacts/screenshots/ for a person to look at.
+`make screenshots` keeps full-page screenshots of every page (light, and 390 px
+wide in dark mode) in test-artifacts/screenshots/ for a person to look at.
 """
 
 import itertools
