@@ -7,6 +7,7 @@ import pytest
 from browsing import SHOTS
 from conftest import CHAPTERS, ROOT, mkdocs
 
+pytestmark = pytest.mark.xdist_group("offline_site")  # one worker builds it, once
 
 @pytest.fixture(scope="module")
 def offline_site(tmp_path_factory):

@@ -12,6 +12,7 @@ import yaml
 from browsing import SHOTS
 from conftest import ROOT, mkdocs, soup
 
+pytestmark = pytest.mark.xdist_group("book")  # one worker builds it, once
 
 @pytest.fixture(scope="module")
 def book(tmp_path_factory):
