@@ -292,9 +292,10 @@ def test_snippets_run_at_once_with_the_outputs_of_one_at_a_time(tmp_path):
 
 
 def test_workers_import_the_preload_ahead_only_when_one_runs_more_than_one_snippet(tmp_path):
-    """An edit that makes one snippet run starts workers that import nothing ahead; a batch of
-    more snippets than workers restarts them with `preload`. The outputs are the same: the
-    kinds hook matplotlib when the snippet imports it, its SVG ids salted alike either way."""
+    """An edit that makes one snippet run in `mkdocs build` starts workers that import nothing
+    ahead; a batch of more snippets than workers restarts them with `preload`; under serve (not
+    `once`) they import it for one snippet too. The outputs are the same: the kinds hook
+    matplotlib when the snippet imports it, its SVG ids salted alike either way."""
     (tmp_path / "snippets").mkdir()
     code = textwrap.dedent("""\
         import sys
@@ -305,13 +306,18 @@ def test_workers_import_the_preload_ahead_only_when_one_runs_more_than_one_snipp
         """)
     runner = Runner(tmp_path / "snippets", tmp_path / "cache", preload=("wave", "matplotlib.pyplot"), workers=2)
     try:
-        (alone,) = runner.run_all([(snippet(tmp_path, "alone.py", code), False)])
-        batch = runner.run_all([(snippet(tmp_path, f"batch_{n}.py", code), False) for n in range(3)])
+        (alone,) = runner.run_all([(snippet(tmp_path, "alone.py", code), False)], once=True)
+        batch = runner.run_all([(snippet(tmp_path, f"batch_{n}.py", code), False) for n in range(3)], once=True)
     finally:
         runner.close()
-    assert alone.stdout == "False\n" and [r.stdout for r in batch] == ["True\n"] * 3
+    serving = Runner(tmp_path / "snippets", tmp_path / "cache", preload=("wave", "matplotlib.pyplot"), workers=2)
+    try:
+        (served,) = serving.run_all([(snippet(tmp_path, "served.py", code), False)])
+    finally:
+        serving.close()
+    assert alone.stdout == "False\n" and [r.stdout for r in [*batch, served]] == ["True\n"] * 4
     figures = [[i["output"]["data"]["image/svg+xml"] for i in r.outputs if kind(i["output"]) == "figure"]
-               for r in [alone, *batch]]
+               for r in [alone, *batch, served]]
     assert figures[0] and all(f == figures[0] for f in figures)
 
 

@@ -199,7 +199,7 @@ class Build:
         """Start snippets, [(path, steps)], all at once; a page waits for its own (`snippet`).
         With `wait`, they are waited for now, that many seconds at most: a snippet still running
         then (or started by an earlier build) is shown as running, and `running` holds its run."""
-        started = dict(zip([path for path, _ in items], self.runner.start_all(items)))
+        started = dict(zip([path for path, _ in items], self.runner.start_all(items, once=self.wait is None)))
         if self.wait is None:
             self.started = {path: future for path, (future, _) in started.items()}
             return

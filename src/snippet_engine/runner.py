@@ -261,22 +261,24 @@ class Runner:
             self.store(key, result)  # not when a file it read changed while it ran: its digest would lie
         return result
 
-    def run_all(self, items: Iterable[tuple[Path, bool]]) -> list[Result]:
+    def run_all(self, items: Iterable[tuple[Path, bool]], once: bool = False) -> list[Result]:
         """Run snippets, [(path, steps)], as run() does, as many at once as there are workers;
         the results in the same order. Each runs alone in a child of its own, so its output is
-        what a run on its own gives."""
-        return [self.wait(future) for future, _ in self.start_all(items)]
+        what a run on its own gives. `once`: as start_all() says."""
+        return [self.wait(future) for future, _ in self.start_all(items, once)]
 
-    def start_all(self, items: Iterable[tuple[Path, bool]]) -> list[tuple[Future[Result], bool]]:
-        """start() each of [(path, steps)]. The workers import `preload` ahead only when some
-        will run more than one of them: a worker that runs one snippet would import torch and
-        the rest once for that snippet alone, which imports what it uses itself (about 1.4 s
-        saved for the one snippet an edit makes run). Outputs are the same either way."""
+    def start_all(self, items: Iterable[tuple[Path, bool]], once: bool = False) -> list[tuple[Future[Result], bool]]:
+        """start() each of [(path, steps)]. With `once` (`mkdocs build`: the workers stop after
+        these), they import `preload` ahead only when some will run more than one snippet: a
+        worker that runs one would import torch and the rest for that snippet alone, which
+        imports what it uses itself (about 1.4 s saved for the one snippet an edit makes run).
+        Under `mkdocs serve` they stay up across rebuilds, and import it ahead. Outputs are the
+        same either way."""
         found = [(item, self.cached(*item)) for item in items]
         misses = sum(result is None for _, result in found)
         if misses:
             for worker in self.workers:
-                worker.preload = self.preload if misses > len(self.workers) else ()
+                worker.preload = () if once and misses <= len(self.workers) else self.preload
         return [(done(result), False) if result else self.start(*item) for item, result in found]
 
     def wait(self, future: Future[Result]) -> Result:
