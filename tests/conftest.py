@@ -54,19 +54,29 @@ def engine_settings():
     return load_config(str(ROOT / "mkdocs.yml")).plugins["snippets"].config
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory):
-    """The real site, built once per test run with `mkdocs build --strict` (shared by pytest-xdist's workers)."""
+def built_once(tmp_path_factory, name, build):
+    """The folder `name` that `build(folder)` makes, once per test run: pytest-xdist's workers
+    share it (the first to ask builds it; the others wait, then reuse it)."""
     shared = tmp_path_factory.getbasetemp()
     shared = shared.parent if os.environ.get("PYTEST_XDIST_WORKER") else shared
-    out = shared / "built-site"
-    with open(shared / "built-site.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # the first worker builds; the others wait and reuse it
-        if not (out / "index.html").exists():
-            build = mkdocs(ROOT, "build", "--strict", "--site-dir", str(out))
-            assert build.returncode == 0, build.stderr
-            assert not re.search(r"^(WARNING|ERROR)", build.stderr, re.M), build.stderr
+    out, done = shared / name, shared / f"{name}.done"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            build(out)
+            done.touch()
     return out
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """The real site, built with `mkdocs build --strict`."""
+    def build(out):
+        done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(out))
+        assert done.returncode == 0, done.stderr
+        assert not re.search(r"^(WARNING|ERROR)", done.stderr, re.M), done.stderr
+
+    return built_once(tmp_path_factory, "built-site", build)
 
 
 def sharing(worker, tmp_path, **settings):

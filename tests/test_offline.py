@@ -5,16 +5,17 @@ import re
 
 import pytest
 from browsing import SHOTS
-from conftest import CHAPTERS, ROOT, mkdocs
+from conftest import CHAPTERS, ROOT, built_once, mkdocs
 
-pytestmark = pytest.mark.xdist_group("offline_site")  # one worker builds it, once
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def offline_site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("offline") / "autograd-inside-out"
-    build = mkdocs(ROOT, "build", "--strict", "--site-dir", str(out), env={"OFFLINE": "1"})
-    assert build.returncode == 0, build.stderr
-    return out
+    def build(folder):
+        done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(folder / "autograd-inside-out"),
+                      env={"OFFLINE": "1"})
+        assert done.returncode == 0, done.stderr
+
+    return built_once(tmp_path_factory, "offline", build) / "autograd-inside-out"
 
 
 def open_file(browser, path, width=1280):

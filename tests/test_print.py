@@ -10,20 +10,20 @@ import pypdfium2
 import pytest
 import yaml
 from browsing import SHOTS
-from conftest import ROOT, mkdocs, soup
+from conftest import ROOT, built_once, mkdocs, soup
 
-pytestmark = pytest.mark.xdist_group("book")  # one worker builds it, once
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def book(tmp_path_factory):
-    site = tmp_path_factory.mktemp("print")
-    build = mkdocs(ROOT, "build", "--strict", "--site-dir", str(site), env={"PRINT": "1"})
-    assert build.returncode == 0, build.stderr
-    pdf = site / "book.pdf"
-    printed = subprocess.run([sys.executable, ROOT / "hooks" / "print_book.py", site / "print.html", pdf],
-                             capture_output=True, text=True, timeout=900)
-    assert printed.returncode == 0, printed.stderr
-    return site, pdf
+    def build(site):
+        done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(site), env={"PRINT": "1"})
+        assert done.returncode == 0, done.stderr
+        printed = subprocess.run([sys.executable, ROOT / "hooks" / "print_book.py", site / "print.html",
+                                  site / "book.pdf"], capture_output=True, text=True, timeout=900)
+        assert printed.returncode == 0, printed.stderr
+
+    site = built_once(tmp_path_factory, "print", build)
+    return site, site / "book.pdf"
 
 
 def chapter_titles(site):
