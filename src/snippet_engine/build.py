@@ -157,13 +157,13 @@ class Build:
         recorded = {path for chapter in self.chapters.values() for path in chapter.recorded}
         # Every snippet a page includes, and every file a download is made of, run at once.
         self.included = {i.path for c in self.chapters.values() for i in c.snippets}
-        paths = sorted(self.included | set(self.snippets_dir.rglob("*.py")))
-        self.run([(p, p in recorded) for p in paths])
+        downloads = sorted(self.snippets_dir.rglob("*.py"))
+        self.run([(p, p in recorded) for p in sorted(self.included | set(downloads))])
         for file in documents:
             chapter = self.chapters[file.src_uri]
             if chapter.blocks and meta.get_data(file.content_string)[1].get("notebook", True):
                 self.add_notebook(chapter, files, config)
-        for path in sorted(self.snippets_dir.rglob("*.py")):
+        for path in downloads:
             name = path.relative_to(self.snippets_dir).as_posix()
             self.downloads[path] = File.generated(config, f"{self.snippets_url}/{name}", content="")
             files.append(self.downloads[path])
@@ -206,9 +206,9 @@ class Build:
         wait_for([future for future, now in started.values() if now], timeout=self.wait)
         self.running = [future for future, _ in started.values() if not future.done()]
         for path, (future, _) in started.items():
-            running = Result(path, [], 0.0, False)  # no outputs yet
-            result = future.result() if future.done() else running
-            self.snippets[path] = Snippet(path, result, self.project, self.cache, running=not future.done())
+            done = future.done()  # asked once: a run may end between two asks
+            result = future.result() if done else Result(path, [], 0.0, False)  # no outputs yet
+            self.snippets[path] = Snippet(path, result, self.project, self.cache, running=not done)
 
     def check(self, chapter: Chapter) -> None:
         """Log each failure of the chapter's snippets once, naming page, file and line."""
