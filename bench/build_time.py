@@ -115,7 +115,7 @@ def first_build(folder):
 def serve_rebuilds(site, page, snippet, repeats):
     """Serve's rebuild times after prose-only edits and after snippet edits, with the snippet's own run times.
 
-    One round of edits first, not timed, starts the snippet worker (its time is returned as well)."""
+    One round of edits first is not timed (its time is returned as well)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -125,21 +125,24 @@ def serve_rebuilds(site, page, snippet, repeats):
     threading.Thread(target=lambda: [lines.put(line) for line in server.stderr], daemon=True).start()
 
     def rebuilt():
-        """MkDocs' time for the next rebuild and the snippets it ran; None for a rebuild that
-        reloaded the browsers without saying how long it took (seen now and then; not counted)."""
-        ran, seconds = {}, None
+        """MkDocs' time for the rebuilds an edit makes, added up (one that a snippet's end causes,
+        when a page showed it as running, counts too: serve goes quiet for 2 s after the last),
+        and the snippets they ran; None for a rebuild that reloaded the browsers without saying
+        how long it took (seen now and then; not counted)."""
+        ran, seconds, reloaded = {}, [], 0  # reloads seen
         while True:
             try:
-                line = lines.get(timeout=300)
+                line = lines.get(timeout=2 if reloaded else 300)
             except queue.Empty:
+                if reloaded:
+                    return (sum(seconds), ran) if len(seconds) == reloaded else None
                 sys.exit(f"mkdocs serve did not rebuild within 300 s; its last lines:\n{''.join(log[-30:])}")
             log.append(line)
             if m := RAN.search(line):
                 ran[m[1]] = float(m[2])
             if m := re.search(r"Documentation built in ([\d.]+) seconds", line):
-                seconds = float(m[1])
-            if "Reloading browsers" in line:
-                return (seconds, ran) if seconds is not None else None
+                seconds.append(float(m[1]))
+            reloaded += "Reloading browsers" in line
 
     def edit(path, text):
         for _ in range(3):
@@ -154,7 +157,7 @@ def serve_rebuilds(site, page, snippet, repeats):
     try:
         while "Serving on" not in lines.get(timeout=300):  # the first build
             pass
-        time.sleep(2)  # the file watcher starts in a thread of its own: let it settle
+        time.sleep(5)  # the file watcher starts in a thread of its own, the workers start: let them settle
         edit(page, "\n")
         first = edit(snippet, "# serve warm-up\n")[0]
         for n in range(repeats):
@@ -262,7 +265,7 @@ def main():
           f"cold overhead per snippet (cold - plain - own runs) / {snippets}: {overhead:.3f}")
     print(f"  serve rebuilds (MkDocs' figure): prose edit {serve_med['prose']:.2f}, snippet edit "
           f"{serve_med['snippet']:.2f} (snippet's own run {serve_med['own']:.2f}); "
-          f"the first snippet edit, which starts the worker, not counted: {serve_first:.2f}")
+          f"the first snippet edit, not counted: {serve_first:.2f}")
     print()
     print("what each is:")
     print("  no-change: `mkdocs build --strict` of the real site (plugins `snippets` and `katex`, our hooks), "

@@ -321,6 +321,23 @@ def test_workers_import_the_preload_ahead_only_when_one_runs_more_than_one_snipp
     assert figures[0] and all(f == figures[0] for f in figures)
 
 
+def test_warm_starts_every_worker_with_the_preload_before_a_snippet_asks(tmp_path):
+    """Under serve the plugin warms the workers after each build: the next edit's snippets find
+    them running, their preload imported, and restart none (each worker once took ~4 s here)."""
+    (tmp_path / "snippets").mkdir()
+    runner = Runner(tmp_path / "snippets", tmp_path / "cache", preload=("wave",), workers=2)
+    try:
+        runner.warm()
+        pids = [worker.proc.pid for worker in runner.workers if worker.proc and worker.proc.poll() is None]
+        assert len(pids) == 2, "warm() started both workers"
+        code = "import sys\nprint('wave' in sys.modules)\n"
+        results = runner.run_all([(snippet(tmp_path, f"edit_{n}.py", code), False) for n in range(4)])
+        assert [r.stdout for r in results] == ["True\n"] * 4
+        assert [worker.proc.pid for worker in runner.workers if worker.proc] == pids, "no worker was started again"
+    finally:
+        runner.close()
+
+
 def test_error_in_an_imported_module_names_both_places(engine, tmp_path):
     snippet(tmp_path, "helper.py", "def explode():\n    raise ValueError('bad value')\n")
     result = engine.run(snippet(tmp_path, "caller.py", "from helper import explode\n\nexplode()\n"))

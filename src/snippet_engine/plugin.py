@@ -253,6 +253,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         self.build.save()
         if self.server:
             self.watch_data_folders(self.server)
+        if self.serving:
+            self.runner.warm()  # the next edit's snippet finds the workers ready
         failures = self.build.failures
         if failures and not self.serving:
             listed = "\n".join(f"  {message.splitlines()[0]}" for message in failures.values())

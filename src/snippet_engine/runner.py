@@ -146,16 +146,27 @@ class Worker:
         )
         return self.proc
 
+    def ready(self) -> subprocess.Popen[str]:
+        """The worker, started if it is not running. One that died while idle leaves its folder
+        and session behind; one that imported less than it is now asked to is started again with more."""
+        if self.proc is None or self.proc.poll() is not None or not set(self.preload) <= set(self.imported):
+            self.close()
+            self.start()
+        assert self.proc is not None
+        return self.proc
+
+    def warm(self) -> None:
+        """Start the worker now, unless it runs a snippet: it imports `preload` while nothing waits for it."""
+        if self.lock.acquire(blocking=False):
+            try:
+                self.ready()
+            finally:
+                self.lock.release()
+
     def run(self, request: Request, name: str) -> Reply:
         """The worker's reply; WorkerDied when it exits while running the snippet."""
         with self.lock:
-            # One that died while idle leaves its folder and session behind; one that imported
-            # less than it is now asked to is started again with more.
-            if self.proc is None or self.proc.poll() is not None or not set(self.preload) <= set(self.imported):
-                self.close()
-                self.start()
-            proc = self.proc
-            assert proc is not None
+            proc = self.ready()
             assert proc.stdin and proc.stdout  # pipes, as start() asks
             try:
                 proc.stdin.write(json.dumps(request) + "\n")
@@ -280,6 +291,14 @@ class Runner:
             for worker in self.workers:
                 worker.preload = () if once and misses <= len(self.workers) else self.preload
         return [(done(result), False) if result else self.start(*item) for item, result in found]
+
+    def warm(self) -> None:
+        """Start every worker with `preload` now (`mkdocs serve`, between rebuilds), so that the
+        next edit's snippet does not wait for a worker to import torch: without this the first
+        edit that each worker runs waits for it (about 4 s here)."""
+        for worker in self.workers:
+            worker.preload = self.preload
+            worker.warm()
 
     def wait(self, future: Future[Result]) -> Result:
         """The result of a run started with start(). Interrupted (Ctrl-C), it stops the snippets
