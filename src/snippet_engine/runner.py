@@ -12,12 +12,14 @@ cache miss and stops with `close()`.
 """
 
 import functools
+import getpass
 import hashlib
 import json
 import logging
 import os
 import platform
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -137,12 +139,15 @@ class Worker:
 
     def start(self) -> subprocess.Popen[str]:
         """The worker, started. A session of its own: Ctrl-C in the terminal reaches MkDocs, which
-        stops the worker; and a folder of its own for temporary files, removed with it."""
+        stops the worker; and a folder of its own for temporary files, removed with it. torch.compile
+        keeps its compiled kernels where it would for `python snippet.py` (outside that folder), as
+        a reader's runs share them: a snippet that compiles does it once, not once per worker."""
         self.tmp = tempfile.mkdtemp(prefix="snippet-worker-")
         self.imported = self.preload
+        env = {"TORCHINDUCTOR_CACHE_DIR": inductor_cache_dir(), **os.environ, "MPLBACKEND": "Agg", "TMPDIR": self.tmp}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "snippet_engine.worker", *self.preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            text=True, env={**os.environ, "MPLBACKEND": "Agg", "TMPDIR": self.tmp}, start_new_session=True,
+            text=True, env=env, start_new_session=True,
         )
         return self.proc
 
@@ -211,6 +216,16 @@ class Worker:
         kill_session(proc.pid)  # a worker killed from outside leaves its snippet running
         if self.tmp:
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def inductor_cache_dir() -> str:
+    """Where torch.compile keeps its cache by default: torch._inductor.runtime.cache_dir_utils.
+    default_cache_dir(), read here without importing torch, in the temporary folder of MkDocs's process."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = f"uid_{os.getuid()}"
+    return os.path.join(tempfile.gettempdir(), "torchinductor_" + re.sub(r'[\\/:*?"<>|]', "_", user))
 
 
 def done(result: Result) -> Future[Result]:
