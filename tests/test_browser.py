@@ -11,7 +11,7 @@ import sys
 from urllib.parse import urlparse
 
 import pytest
-from browsing import PAGES, RENDER_EVERY_BLOCK, RENDERED, TWO_FRAMES, open_page, press, shot
+from browsing import AT_REST, PAGES, RENDER_EVERY_BLOCK, RENDERED, TWO_FRAMES, open_page, press, shot
 from conftest import CHAPTERS, ROOT, SNIPPETS, kind, normalised
 
 from snippet_engine.chapter import parse
@@ -58,9 +58,12 @@ def test_search_finds_vector_jacobian(browser, urls):
 
 
 # Open the folds around a block and select the content tab that holds it, as a reader would;
-# then the block's code (its textContent: the block's line spans are grid items, and innerText
-# would put a blank line after each) and the text of the "Output" blocks under it.
-REVEAL_AND_READ = """b => {
+# read the block's code (its textContent: the block's line spans are grid items, and innerText
+# would put a blank line after each), the text of the "Output" blocks under it and the copy the
+# build wrote for it; empty the clipboard; then bring the block's copy button on screen and
+# wait until it is at rest (browsing.press): one round trip to the page before the click.
+COPY_BUTTON = "button.md-clipboard, button.md-code__button"
+REVEAL_AND_READ = """async b => {
     for (let d = b.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
     const tab = b.closest('.tabbed-block');
     if (tab) {
@@ -72,8 +75,12 @@ REVEAL_AND_READ = """b => {
         if (next.matches(".snippet-stdout")) shown += next.querySelector("code").innerText + "\\n";
         next = next.nextElementSibling;
     }
-    return [b.querySelector("code").textContent, shown];
-}"""
+    await navigator.clipboard.writeText('');
+    const button = b.querySelector(COPY_BUTTON);
+    button.scrollIntoView({block: 'center'});
+    await (AT_REST)(button);
+    return [b.querySelector("code").textContent, shown, b.dataset.copy];
+}""".replace("COPY_BUTTON", repr(COPY_BUTTON)).replace("AT_REST", AT_REST)
 
 
 def copies(browser, url):
@@ -87,11 +94,9 @@ def copies(browser, url):
     blocks = page.locator(".md-content div.highlight[data-copy] >> visible=true")
     for i in range(blocks.count()):
         block = blocks.nth(i)
-        code, shown = block.evaluate(REVEAL_AND_READ)
-        page.evaluate("navigator.clipboard.writeText('')")
-        press(block.locator("button.md-clipboard, button.md-code__button").first)
+        code, shown, wrote = block.evaluate(REVEAL_AND_READ)
+        block.locator(COPY_BUTTON).first.click()
         clipboard = page.evaluate("navigator.clipboard.readText()")
-        wrote = block.get_attribute("data-copy")
         assert clipboard and clipboard.rstrip("\n") == wrote.rstrip("\n"), f"{url}: the copy button of\n{code[:300]}"
         found.append((code, clipboard, shown))
     page.context.close()
