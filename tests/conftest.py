@@ -116,8 +116,9 @@ def pages(site):
 
 
 @pytest.fixture(scope="session")
-def runner():
-    """The build's engine, with the build's settings and cache."""
+def runner(built_site):
+    """The build's engine, with the build's settings and cache, once the site's build has filled
+    it: on a fresh clone, tests that ran snippets while the site was built ran them a second time."""
     engine = Runner(*engine_settings().runner_settings(ROOT))
     yield engine
     engine.close()

@@ -9,7 +9,9 @@ from conftest import CHAPTERS, ROOT, built_once, mkdocs
 
 
 @pytest.fixture(scope="session")
-def offline_site(tmp_path_factory):
+def offline_site(tmp_path_factory, built_site):
+    """The copy read from disk; built after the site (built_site), whose snippets' runs fill the
+    cache it reads: on a fresh clone both builds would otherwise run every snippet at once."""
     def build(folder):
         done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(folder / "autograd-inside-out"),
                       env={"OFFLINE": "1"})
@@ -75,7 +77,7 @@ def test_math_graphs_figures_and_the_viewer_work_from_disk(browser, offline_site
     page.context.close()
 
 
-def test_the_served_build_keeps_folder_urls_and_links_the_copy_when_make_build_makes_it(tmp_path):
+def test_the_served_build_keeps_folder_urls_and_links_the_copy_when_make_build_makes_it(built_site, tmp_path):
     out = tmp_path / "site"
     build = mkdocs(ROOT, "build", "--strict", "--site-dir", str(out),
                    env={"OFFLINE_DOWNLOAD": "downloads/autograd-inside-out.zip"})

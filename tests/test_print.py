@@ -14,7 +14,8 @@ from conftest import ROOT, built_once, mkdocs, soup
 
 
 @pytest.fixture(scope="session")
-def book(tmp_path_factory):
+def book(tmp_path_factory, built_site):
+    """The print build and its PDF; built after the site, whose snippets' runs fill the cache it reads."""
     def build(site):
         done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(site), env={"PRINT": "1"})
         assert done.returncode == 0, done.stderr
