@@ -36,6 +36,7 @@ import atexit
 import contextlib
 import ctypes
 import faulthandler
+import gc
 import importlib
 import json
 import os
@@ -288,6 +289,10 @@ def run(request: Request, stdin: BinaryIO, protocol: IO[str]) -> Reply | None:
     pid = status = None
     start = time.monotonic()
     try:
+        # What the worker imported moves out of the garbage collector's sight: the child's
+        # collections neither walk it nor write to it, so its memory stays shared with the worker
+        # (each write would copy a page). A snippet's own objects are collected as they would be.
+        gc.freeze()
         pid = os.fork()
         if pid == 0:
             try:
