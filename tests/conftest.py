@@ -68,12 +68,18 @@ def built_once(tmp_path_factory, name, build):
     return out
 
 
+def build_strict(out, env=None):
+    """The real site built into `out` with `mkdocs build --strict` (and `env`); it must succeed."""
+    done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(out), env=env)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The real site, built with `mkdocs build --strict`."""
     def build(out):
-        done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(out))
-        assert done.returncode == 0, done.stderr
+        done = build_strict(out)
         assert not re.search(r"^(WARNING|ERROR)", done.stderr, re.M), done.stderr
 
     return built_once(tmp_path_factory, "built-site", build)

@@ -5,7 +5,7 @@ import re
 
 import pytest
 from browsing import SHOTS
-from conftest import CHAPTERS, ROOT, built_once, mkdocs
+from conftest import CHAPTERS, build_strict, built_once
 
 
 @pytest.fixture(scope="session")
@@ -13,9 +13,7 @@ def offline_site(tmp_path_factory, built_site):
     """The copy read from disk; built after the site (built_site), whose snippets' runs fill the
     cache it reads: on a fresh clone both builds would otherwise run every snippet at once."""
     def build(folder):
-        done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(folder / "autograd-inside-out"),
-                      env={"OFFLINE": "1"})
-        assert done.returncode == 0, done.stderr
+        build_strict(folder / "autograd-inside-out", env={"OFFLINE": "1"})
 
     return built_once(tmp_path_factory, "offline", build) / "autograd-inside-out"
 
@@ -79,9 +77,7 @@ def test_math_graphs_figures_and_the_viewer_work_from_disk(browser, offline_site
 
 def test_the_served_build_keeps_folder_urls_and_links_the_copy_when_make_build_makes_it(built_site, tmp_path):
     out = tmp_path / "site"
-    build = mkdocs(ROOT, "build", "--strict", "--site-dir", str(out),
-                   env={"OFFLINE_DOWNLOAD": "downloads/autograd-inside-out.zip"})
-    assert build.returncode == 0, build.stderr
+    build_strict(out, env={"OFFLINE_DOWNLOAD": "downloads/autograd-inside-out.zip"})
     assert (out / "autograd_basics" / "index.html").is_file()
     for page in [out / "index.html", out / "gpu" / "index.html"]:
         assert re.search(r'<a href="(\.\./)?downloads/autograd-inside-out\.zip" download>', page.read_text()), page

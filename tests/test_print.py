@@ -10,15 +10,14 @@ import pypdfium2
 import pytest
 import yaml
 from browsing import SHOTS
-from conftest import ROOT, built_once, mkdocs, soup
+from conftest import ROOT, build_strict, built_once, soup
 
 
 @pytest.fixture(scope="session")
 def book(tmp_path_factory, built_site):
     """The print build and its PDF; built after the site, whose snippets' runs fill the cache it reads."""
     def build(site):
-        done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(site), env={"PRINT": "1"})
-        assert done.returncode == 0, done.stderr
+        build_strict(site, env={"PRINT": "1"})
         printed = subprocess.run([sys.executable, ROOT / "hooks" / "print_book.py", site / "print.html",
                                   site / "book.pdf"], capture_output=True, text=True, timeout=900)
         assert printed.returncode == 0, printed.stderr

@@ -289,10 +289,6 @@ def run(request: Request, stdin: BinaryIO, protocol: IO[str]) -> Reply | None:
     pid = status = None
     start = time.monotonic()
     try:
-        # What the worker imported moves out of the garbage collector's sight: the child's
-        # collections neither walk it nor write to it, so its memory stays shared with the worker
-        # (each write would copy a page). A snippet's own objects are collected as they would be.
-        gc.freeze()
         pid = os.fork()
         if pid == 0:
             try:
@@ -356,6 +352,11 @@ def main() -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
     for name in sys.argv[1:]:
         importlib.import_module(name)  # once, so that every child starts warm
+    # What the worker imported moves out of the garbage collector's sight (it imports nothing
+    # later; its children do): their collections neither walk it nor write to it, so its memory
+    # stays shared with the worker (each write would copy a page). A snippet's own objects are
+    # collected as they would be.
+    gc.freeze()
     protocol = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # stray prints from imports must not corrupt replies
     if hasattr(ctypes.CDLL(None), "prctl"):  # Linux: the orphans of snippets' processes come to us
