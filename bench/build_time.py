@@ -276,6 +276,8 @@ def main():
     print(f"  cold: the same with .cache removed first: every snippet runs, {os.cpu_count()} at once (the "
           "`workers` default: the number of cores)")
     print("  cold-1: the same cold build with `workers: 1` in mkdocs.yml: one snippet at a time")
+    print("  cold and cold-1 alike find torch.compile's kernel cache (outside .cache, where plain Python keeps it) "
+          "filled by the builds before them, as a reader's second run of a snippet does")
     print(f"  plain (a): {PLAIN}")
     print(f"  jupyter (b): {NOTEBOOKS}")
     print("  serve: `mkdocs serve` on the real site, a page edited (a newline appended) then the snippet edited, "
