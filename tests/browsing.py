@@ -67,6 +67,61 @@ def shot(page, name):
     page.add_style_tag(content=RENDER_EVERY_BLOCK)
     page.evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
     page.wait_for_function("[...document.images].every(i => i.complete)")
+    screenshot(page, name, full_page=True)
+
+
+def screenshot(page, name, **options):
+    """With SCREENSHOTS=1 (`make screenshots`), a screenshot of the page for a person to look at."""
     if os.environ.get("SCREENSHOTS"):
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=SHOTS / f"{name.replace('/', '_')}.png", full_page=True)
+        page.screenshot(path=SHOTS / f"{name.replace('/', '_')}.png", **options)
+
+
+# Open the folds around a block and select the content tab that holds it, as a reader would;
+# read the block's code (its textContent: the block's line spans are grid items, and innerText
+# would put a blank line after each), the text of the "Output" blocks under it and the copy the
+# build wrote for it; empty the clipboard; then bring the block's copy button on screen, wait
+# until it is at rest (as press() does) and return where its middle is: one round trip to the
+# page before the click.
+COPY_BUTTON = "button.md-clipboard, button.md-code__button"
+REVEAL_AND_READ = """async b => {
+    for (let d = b.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
+    const tab = b.closest('.tabbed-block');
+    if (tab) {
+        const index = [...tab.parentElement.children].indexOf(tab);
+        tab.closest('.tabbed-set').querySelectorAll(':scope > input')[index].click();
+    }
+    let shown = "", next = b.nextElementSibling;
+    while (next && next.matches(".snippet-output, .snippet-warning, .snippet-figure, .snippet-graph, .snippet-steps")) {
+        if (next.matches(".snippet-stdout")) shown += next.querySelector("code").innerText + "\\n";
+        next = next.nextElementSibling;
+    }
+    await navigator.clipboard.writeText('');
+    const button = b.querySelector(COPY_BUTTON);
+    button.scrollIntoView({block: 'center'});
+    await (AT_REST)(button);
+    const r = button.getBoundingClientRect();
+    return [b.querySelector("code").textContent, shown, b.dataset.copy, r.x + r.width / 2, r.y + r.height / 2];
+}""".replace("COPY_BUTTON", repr(COPY_BUTTON)).replace("AT_REST", AT_REST)
+
+
+def copy_blocks(page):
+    """The snippets' code blocks a reader sees on a page (opened with clipboard permissions,
+    `open_page(..., permissions=CLIPBOARD)`). The home page shows its step-through's code in
+    the viewer only: the block itself is hidden there."""
+    return page.locator(".md-content div.highlight[data-copy] >> visible=true")
+
+
+CLIPBOARD = ["clipboard-read", "clipboard-write"]
+
+
+def copy_with_button(block):
+    """(block text, clipboard, shown output) of a code block copied with its button: the mouse
+    pressed where the button rests, so that what lies over it would take the click. The
+    clipboard must hold what the build wrote for the block (`data-copy`, which test_copies.py
+    runs)."""
+    code, shown, wrote, x, y = block.evaluate(REVEAL_AND_READ)
+    block.page.mouse.click(x, y)
+    clipboard = block.page.evaluate("navigator.clipboard.readText()")
+    assert clipboard and clipboard.rstrip("\n") == wrote.rstrip("\n"), f"the copy button of\n{code[:300]}"
+    return code, clipboard, shown

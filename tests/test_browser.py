@@ -11,38 +11,21 @@ import sys
 from urllib.parse import urlparse
 
 import pytest
-from browsing import AT_REST, PAGES, RENDER_EVERY_BLOCK, RENDERED, TWO_FRAMES, open_page, press, shot
+from browsing import (
+    CLIPBOARD,
+    RENDER_EVERY_BLOCK,
+    RENDERED,
+    TWO_FRAMES,
+    copy_blocks,
+    copy_with_button,
+    open_page,
+    press,
+    shot,
+)
 from conftest import CHAPTERS, ROOT, SNIPPETS, kind, normalised
 
 from snippet_engine.chapter import parse
 from snippet_engine.kinds.steps import STEPS
-
-
-def test_the_pages_tested_one_by_one_are_the_site(urls):
-    assert sorted(urls) == sorted(PAGES)
-
-
-@pytest.mark.parametrize("name", PAGES)
-def test_page_loads_cleanly_and_requests_nothing_from_other_hosts(browser, urls, site_url, name):
-    page = open_page(browser, urls[name])
-    shot(page, f"{name}-light")
-    assert page.errors == [], f"{name}: {page.errors}"
-    foreign = [r for r in page.requests if not r.startswith(site_url) and not r.startswith("data:")]
-    assert foreign == [], f"{name} requested {foreign}"
-    page.context.close()
-
-
-@pytest.mark.parametrize("name", PAGES)
-def test_every_graph_and_figure_is_visible(browser, urls, name):
-    page = open_page(browser, urls[name])
-    for element in page.query_selector_all(".snippet-graph img, .snippet-figure img"):
-        element.scroll_into_view_if_needed()
-        box = element.bounding_box()
-        assert box and box["width"] > 20 and box["height"] > 20, f"{name}: an invisible graph or figure"
-        if element.evaluate("e => e.tagName") == "IMG":
-            page.wait_for_function("e => e.complete", arg=element)
-            assert element.evaluate("e => e.naturalWidth") > 0, f"{name}: {element.get_attribute('src')}"
-    page.context.close()
 
 
 def test_search_finds_vector_jacobian(browser, urls):
@@ -57,65 +40,13 @@ def test_search_finds_vector_jacobian(browser, urls):
     page.context.close()
 
 
-# Open the folds around a block and select the content tab that holds it, as a reader would;
-# read the block's code (its textContent: the block's line spans are grid items, and innerText
-# would put a blank line after each), the text of the "Output" blocks under it and the copy the
-# build wrote for it; empty the clipboard; then bring the block's copy button on screen and
-# wait until it is at rest (browsing.press): one round trip to the page before the click.
-COPY_BUTTON = "button.md-clipboard, button.md-code__button"
-REVEAL_AND_READ = """async b => {
-    for (let d = b.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
-    const tab = b.closest('.tabbed-block');
-    if (tab) {
-        const index = [...tab.parentElement.children].indexOf(tab);
-        tab.closest('.tabbed-set').querySelectorAll(':scope > input')[index].click();
-    }
-    let shown = "", next = b.nextElementSibling;
-    while (next && next.matches(".snippet-output, .snippet-warning, .snippet-figure, .snippet-graph, .snippet-steps")) {
-        if (next.matches(".snippet-stdout")) shown += next.querySelector("code").innerText + "\\n";
-        next = next.nextElementSibling;
-    }
-    await navigator.clipboard.writeText('');
-    const button = b.querySelector(COPY_BUTTON);
-    button.scrollIntoView({block: 'center'});
-    await (AT_REST)(button);
-    return [b.querySelector("code").textContent, shown, b.dataset.copy];
-}""".replace("COPY_BUTTON", repr(COPY_BUTTON)).replace("AT_REST", AT_REST)
-
-
-def copies(browser, url):
-    """(block text, clipboard, shown output) for every snippet's code block a reader sees on a
-    page, copied with its button; the clipboard is checked to hold what the build wrote for it
-    (`data-copy`, which test_copies.py runs). The home page shows its step-through's code in the
-    viewer only: the block itself is hidden there."""
-    page = open_page(browser, url)
-    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    found = []
-    blocks = page.locator(".md-content div.highlight[data-copy] >> visible=true")
-    for i in range(blocks.count()):
-        block = blocks.nth(i)
-        code, shown, wrote = block.evaluate(REVEAL_AND_READ)
-        block.locator(COPY_BUTTON).first.click()
-        clipboard = page.evaluate("navigator.clipboard.readText()")
-        assert clipboard and clipboard.rstrip("\n") == wrote.rstrip("\n"), f"{url}: the copy button of\n{code[:300]}"
-        found.append((code, clipboard, shown))
-    page.context.close()
-    return found
-
-
-@pytest.mark.parametrize("name", PAGES)
-def test_every_copy_button_copies_its_blocks_runnable_copy(browser, urls, name):
-    """Pressing a block's copy button puts on the clipboard the copy the build wrote for that
-    block, which test_copies.py runs alone and compares with what the block shows."""
-    for code, clipboard, _ in copies(browser, urls[name]):
-        assert "pip install" not in clipboard, f"{name}: {code[:200]}"
-
-
 @pytest.mark.parametrize("name", ["custom_functions", "debugging_gradients", "gpu"])
 def test_copies_run_with_a_real_python_c(browser, urls, tmp_path, name):
     """The last block of a chapter whose copies inline helper modules or read data, with a real
     `python -c` in an empty folder, which it leaves empty."""
-    code, clipboard, shown = copies(browser, urls[name])[-1]
+    page = open_page(browser, urls[name], permissions=CLIPBOARD)
+    code, clipboard, shown = copy_with_button(copy_blocks(page).last)
+    page.context.close()
     done = subprocess.run([sys.executable, "-c", clipboard], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
@@ -375,26 +306,6 @@ def test_no_script_restyles_the_whole_page_once_its_content_is_parsed(browser, u
         assert page.evaluate("document.body.dataset.mdColorScheme") == {"light": "default", "dark": "slate"}[scheme]
         assert page.evaluate("window.pageRestyles") == [], name
     context.close()
-
-
-@pytest.mark.parametrize("name", PAGES)
-def test_page_fits_a_390_px_screen_in_dark_mode(browser, urls, name):
-    page = open_page(browser, urls[name], scheme="dark", width=390)
-    shot(page, f"{name}-dark-390")
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 390, f"{name} is {width} px wide"
-    page.context.close()
-
-
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_a_notebook_page_opens_on_its_chapter_not_on_setup(browser, urls, chapter):
-    """At 1280x800 the first section heading is within the first one and a half screens: the
-    install cell is only in the .ipynb, the helper modules' code is folded."""
-    page = open_page(browser, urls[f"notebooks/{chapter}"], height=800)
-    top = page.evaluate("document.querySelector('.md-content h2').getBoundingClientRect().top + scrollY")
-    assert top <= 1.5 * 800, f"the first section starts at {top:.0f} px"
-    assert not page.locator(".md-content details.snippet-setup[open]").count()
-    page.context.close()
 
 
 # The step-through viewer of the first gradient (autograd_basics), checked against the recording itself.

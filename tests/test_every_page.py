@@ -1,0 +1,258 @@
+"""Every page of the built site in Chromium, as a reader meets it: opened once at 1280x800 in
+light and once 390 px wide in dark, and checked there. Opening a page costs more than most
+checks (about 1.5 s here), so each width's checks share one opening; each check is a subtest,
+named where it fails (`SUBFAILED[copy buttons] ...`). They run in an order where each leaves
+the page as the next expects: those that look at the page as it loads first, then those that
+scroll and click, then those that open every fold and render every block.
+
+Reading every block: each page is measured with every fold open and every content tab shown,
+so that hidden blocks are measured too. The rule the site's stylesheet follows, and these
+tests check:
+
+- Output text wraps at the edge of its box, so an error, a warning, a message
+  or text printed to stderr reads in full without sideways scrolling; PyTorch's
+  tensor printouts (at most 80 characters a line) keep one screen line per
+  printed line at 1280 px, so their columns stay aligned.
+- The page never scrolls sideways; a display formula too wide for the column
+  breaks after a relation or an operator, and what still does not fit scrolls
+  inside the formula's own box, and no two parts of a formula, nor two formulas, cover each other.
+- A block's copy button covers none of the block's text.
+- A figure's text is legible on a phone, and the figure opens full size.
+"""
+
+import re
+
+import pytest
+from browsing import CLIPBOARD, PAGES, RENDER_EVERY_BLOCK, copy_blocks, copy_with_button, open_page, screenshot, shot
+from conftest import CHAPTERS
+
+PHONE = 390
+LEGIBLE_PX = 9  # the smallest text of a figure as displayed
+
+# Every fold opened and every tab's content shown (and, by measured(), every block rendered:
+# test_browser.py checks that rendering changes nothing in the layout);
+# then {"page": ..., "blocks": [...], "formulas": [...], "covered": [...]}, measured as a reader sees the page.
+MEASURE = r"""() => {
+    document.querySelectorAll('.md-content details').forEach(d => d.open = true);
+    const style = document.createElement('style');
+    style.textContent = '.tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }';
+    document.head.append(style);
+
+    // Four plain words in a row: a sentence, not a tensor, a dict or a table of names and numbers.
+    const prose = /(?:\b[A-Za-z]+[,.:;)]? ){3}[A-Za-z]+\b/;
+    // A line of a tensor printout: its first row, or a further row (indented, opening a row or a number).
+    const tensorRow = /^tensor\(\[|^\s+[\[\d-]/;
+    const shown = e => e.getClientRects().length > 0;
+    const rectsOf = (node, start, end) => {
+        const range = document.createRange();
+        range.setStart(node, start);
+        range.setEnd(node, end);
+        return [...range.getClientRects()].filter(r => r.width > 0);
+    };
+    const meets = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5
+        && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+
+    // The screen lines each printed line of a <code> takes (its text is one text node per output).
+    const screenLines = code => {
+        const found = [];
+        let offset = 0;
+        for (const node of code.childNodes) {
+            if (node.nodeType !== Node.TEXT_NODE) return null;
+            for (const line of node.data.split('\n')) {
+                if (line.trim()) {
+                    const tops = new Set(rectsOf(node, offset, offset + line.length).map(r => Math.round(r.top)));
+                    found.push({line, count: tops.size});
+                }
+                offset += line.length + 1;
+            }
+        }
+        return found;
+    };
+
+    const blocks = [];
+    for (const b of document.querySelectorAll('.md-content :is(.snippet-output, .snippet-warning, .snippet-error)')) {
+        const box = b.matches('.snippet-warning') ? b : b.querySelector('pre > code');
+        if (!box || !shown(box)) continue;
+        const kind = b.matches('.snippet-warning') ? 'warning' : b.matches('.snippet-error') ? 'error'
+            : b.matches('.snippet-stderr') ? 'stderr' : 'stdout';
+        const text = box.innerText;
+        const lines = b.matches('.snippet-output') ? screenLines(box) : null;
+        blocks.push({
+            kind, text: text.slice(0, 100), prose: text.split('\n').some(l => prose.test(l)),
+            scrollWidth: box.scrollWidth, clientWidth: box.clientWidth,
+            wrappedTensorRows: lines ? lines.filter(l => tensorRow.test(l.line) && l.count > 1).map(l => l.line) : [],
+        });
+    }
+
+    const formulas = [];
+    for (const math of document.querySelectorAll('.md-content .katex-display')) {
+        const box = math.closest('.arithmatex') || math.parentElement;
+        if (!shown(box)) continue;
+        const edges = box.getBoundingClientRect();
+        const out = [...math.querySelectorAll('.katex-html > .base')].filter(part => {
+            const r = part.getBoundingClientRect();
+            return r.width <= box.clientWidth && (r.left < edges.left - 0.5 || r.right > edges.right + 0.5);
+        });
+        formulas.push({
+            tex: (math.querySelector('annotation') || math).textContent.slice(0, 100),
+            scrollWidth: box.scrollWidth, clientWidth: box.clientWidth,
+            overflowX: getComputedStyle(box).overflowX, partsOutOfView: out.map(p => p.textContent),
+        });
+    }
+
+    // Characters of a block that its copy button lies over (text scrolled out of its box is not shown).
+    const covered = [];
+    for (const nav of document.querySelectorAll('.md-content .md-code__nav')) {
+        if (!shown(nav)) continue;
+        const button = nav.getBoundingClientRect();
+        const block = nav.closest('.highlight');
+        const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+        for (let node; (node = walker.nextNode());) {
+            if (nav.contains(node) || !node.data.trim()) continue;
+            if (!rectsOf(node, 0, node.length).some(r => meets(r, button))) continue;
+            const clip = (node.parentElement.closest('code') || block).getBoundingClientRect();
+            let hit = '';
+            for (let i = 0; i < node.length; i++) {
+                if (/\s/.test(node.data[i])) continue;
+                if (rectsOf(node, i, i + 1).some(r => meets(r, button) && meets(r, clip))) hit += node.data[i];
+            }
+            if (hit) covered.push({block: block.innerText.slice(0, 80), hit});
+        }
+    }
+    return {page: document.documentElement.scrollWidth, inner: innerWidth, blocks, formulas, covered};
+}"""
+
+
+
+
+def measured(page, style=""):
+    page.add_style_tag(content=RENDER_EVERY_BLOCK)
+    if style:
+        page.add_style_tag(content=style)
+    return page.evaluate(MEASURE)
+
+
+def must_read_in_full(block):
+    """Errors, warnings, stderr, and printed output with a sentence in it."""
+    return block["kind"] != "stdout" or block["prose"]
+
+
+def scrolling(blocks):
+    return [f'{b["kind"]} {b["scrollWidth"]} px in {b["clientWidth"]} px: {b["text"]!r}' for b in blocks
+            if must_read_in_full(b) and b["scrollWidth"] > b["clientWidth"]]
+
+
+# KaTeX breaks a display formula into boxes (`.base`) at relations and `\\allowbreak`; on a
+# narrow screen they wrap into lines: those of one formula that cover each other, and formulas
+# that cover each other.
+OVERLAPS = """() => {
+    const boxes = el => [...el.querySelectorAll('.katex-html > .base')].map(b => b.getBoundingClientRect());
+    const cover = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+    const found = [];
+    const formulas = [...document.querySelectorAll('.md-content div.arithmatex')];
+    formulas.forEach((f, i) => {
+        const bases = boxes(f);
+        bases.forEach((a, j) => bases.slice(j + 1).forEach(b => cover(a, b) && found.push(f.textContent.slice(0, 60))));
+        formulas.slice(i + 1).forEach(g => cover(f.getBoundingClientRect(), g.getBoundingClientRect()) && found.push('two formulas'));
+    });
+    return found;
+}"""
+
+# matplotlib draws a text glyph as a path scaled by font size / 100 in the SVG's own units
+# (points); as displayed, text is that size times the image's width over the SVG's.
+SMALLEST_GLYPH_SCALE = re.compile(r"scale\(([\d.]+) -[\d.]+\)")
+FIGURES = """() => [...document.querySelectorAll('figure.snippet-figure')].map(f => {
+    const img = f.querySelector('img'), link = f.querySelector('a');
+    return {src: img.getAttribute('src'), shown: img.getBoundingClientRect().width,
+            href: link && link.getAttribute('href'), label: link && link.textContent}})"""
+
+
+def test_the_pages_tested_one_by_one_are_the_site(urls):
+    assert sorted(urls) == sorted(PAGES)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_a_page_at_1280_px_in_light(browser, urls, site_url, subtests, name):
+    page = open_page(browser, urls[name], height=800, permissions=CLIPBOARD)
+    if name.startswith("notebooks/"):
+        with subtests.test("a notebook page opens on its chapter, not on setup"):
+            # The install cell is only in the .ipynb, the helper modules' code is folded.
+            top = page.evaluate("document.querySelector('.md-content h2').getBoundingClientRect().top + scrollY")
+            assert top <= 1.5 * 800, f"the first section starts at {top:.0f} px"
+            assert not page.locator(".md-content details.snippet-setup[open]").count()
+    with subtests.test("every graph and figure is visible"):
+        for element in page.query_selector_all(".snippet-graph img, .snippet-figure img"):
+            element.scroll_into_view_if_needed()
+            box = element.bounding_box()
+            assert box and box["width"] > 20 and box["height"] > 20, f"{name}: an invisible graph or figure"
+            page.wait_for_function("e => e.complete", arg=element)
+            assert element.evaluate("e => e.naturalWidth") > 0, f"{name}: {element.get_attribute('src')}"
+    with subtests.test("every copy button copies its block's runnable copy"):
+        # What the build wrote for the block, which test_copies.py runs alone and compares with what it shows.
+        blocks = copy_blocks(page)
+        for i in range(blocks.count()):
+            code, clipboard, _ = copy_with_button(blocks.nth(i))
+            assert "pip install" not in clipboard, f"{name}: {code[:200]}"
+    with subtests.test("loads cleanly and requests nothing from other hosts"):
+        shot(page, f"{name}-light")
+        assert page.errors == [], f"{name}: {page.errors}"
+        foreign = [r for r in page.requests if not r.startswith(site_url) and not r.startswith("data:")]
+        assert foreign == [], f"{name} requested {foreign}"
+    if name in CHAPTERS:
+        with subtests.test("display formulas do not overlap"):
+            assert page.evaluate(OVERLAPS) == []
+    with subtests.test("output text reads in full"):
+        found = measured(page)
+        assert scrolling(found["blocks"]) == [], f"{name}: output that scrolls sideways"
+        wrapped = [row for b in found["blocks"] for row in b["wrappedTensorRows"]]
+        assert wrapped == [], f"{name}: tensor rows broken over two lines, their columns out of line"
+        assert found["covered"] == [], f"{name}: text under a copy button"
+        assert found["page"] <= found["inner"], f"{name} is {found['page']} px wide"
+    page.context.close()
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_a_page_390_px_wide_in_dark(browser, urls, subtests, name):
+    page = open_page(browser, urls[name], scheme="dark", width=PHONE)
+    with subtests.test("fits the screen"):
+        shot(page, f"{name}-dark-390")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE, f"{name} is {width} px wide"
+    if name in CHAPTERS:
+        with subtests.test("figures are legible and open full size"):
+            for figure in page.evaluate(FIGURES):
+                svg = page.request.get(page.url + figure["src"]).text()
+                width = float(re.search(r'viewBox="[\d.]+ [\d.]+ ([\d.]+)', svg)[1])
+                text = 100 * min(float(s) for s in SMALLEST_GLYPH_SCALE.findall(svg)) * figure["shown"] / width
+                assert text >= LEGIBLE_PX - 0.05, f"{name}: text {text:.1f} px high in {figure['src']}"
+                assert figure["href"] == figure["src"] and "Open full size" in figure["label"], figure
+            if page.locator("figure.snippet-figure").count():
+                page.locator("figure.snippet-figure").first.scroll_into_view_if_needed()
+                screenshot(page, f"figure-390-{name}")
+        with subtests.test("display formulas do not overlap"):
+            assert page.evaluate(OVERLAPS) == []
+    with subtests.test("shows every output and formula"):
+        found = measured(page)
+        assert found["page"] <= found["inner"], f"{name} is {found['page']} px wide"
+        assert scrolling(found["blocks"]) == [], f"{name}: output that scrolls sideways"
+        for formula in found["formulas"]:
+            fits = formula["scrollWidth"] <= formula["clientWidth"]
+            assert fits or formula["overflowX"] in ("auto", "scroll"), f"{name}: {formula['tex']!r} is cut off"
+            assert formula["partsOutOfView"] == [], f"{name}: {formula['tex']!r} hides {formula['partsOutOfView']}"
+        assert found["covered"] == [], f"{name}: text under a copy button"
+    page.context.close()
+
+
+# The page as it would be without the site's rules: output that never wraps, the copy button over the text.
+UNRULED = """.md-typeset .snippet-output pre > code { white-space: pre !important; }
+.md-typeset .highlight > .filename + pre { position: relative !important; }"""
+
+
+def test_the_measures_find_output_that_scrolls_and_text_under_a_copy_button(browser, urls):
+    page = open_page(browser, urls["autograd_basics"])
+    found = measured(page, style=UNRULED)
+    page.context.close()
+    assert any("RuntimeError: Trying to backward" in line for line in scrolling(found["blocks"]))
+    assert found["covered"], "the copy button lies over the first line of long output"
+    assert any(b["text"].startswith("tensor([[") for b in found["blocks"])
+    assert found["formulas"]
