@@ -158,6 +158,32 @@ OVERLAPS = """() => {
     return found;
 }"""
 
+# The smallest node text of each graph in CSS px as the page shows it: the graph's SVG,
+# inline at the size its image has on the page, measured as the browser draws it.
+NODE_TEXT = """async images => {
+    const sizes = [];
+    for (const image of images) {
+        const holder = document.createElement('div');
+        holder.innerHTML = await (await fetch(image.src)).text();
+        const svg = holder.querySelector('svg'), box = image.getBoundingClientRect();
+        svg.setAttribute('width', box.width);
+        svg.setAttribute('height', box.height);
+        document.body.append(holder);
+        const texts = [...svg.querySelectorAll('text')];
+        sizes.push(Math.min(...texts.map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)));
+        holder.remove();
+    }
+    return sizes;
+}"""
+
+
+
+def small_node_text(page):
+    """The graphs' node text sizes under 12 px (their images loaded)."""
+    sizes = page.evaluate(NODE_TEXT, page.locator(".snippet-graph img").element_handles())
+    return [round(size, 1) for size in sizes if size < 12]
+
+
 # matplotlib draws a text glyph as a path scaled by font size / 100 in the SVG's own units
 # (points); as displayed, text is that size times the image's width over the SVG's.
 SMALLEST_GLYPH_SCALE = re.compile(r"scale\(([\d.]+) -[\d.]+\)")
@@ -198,6 +224,10 @@ def test_a_page_at_1280_px_in_light(browser, urls, site_url, subtests, name):
         assert page.errors == [], f"{name}: {page.errors}"
         foreign = [r for r in page.requests if not r.startswith(site_url) and not r.startswith("data:")]
         assert foreign == [], f"{name} requested {foreign}"
+    with subtests.test("graph node text is at least 12 px and no graph scrolls in its box"):
+        assert small_node_text(page) == [], f"{name}: node text under 12 px"
+        wide = page.locator("a.snippet-graph__open").evaluate_all("all => all.filter(a => a.scrollWidth > a.clientWidth)")
+        assert wide == [], f"{name}: a graph scrolls in its box"
     if name in CHAPTERS:
         with subtests.test("display formulas do not overlap"):
             assert page.evaluate(OVERLAPS) == []
@@ -218,6 +248,8 @@ def test_a_page_390_px_wide_in_dark(browser, urls, subtests, name):
         shot(page, f"{name}-dark-390")
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= PHONE, f"{name} is {width} px wide"
+    with subtests.test("graph node text is at least 12 px"):
+        assert small_node_text(page) == [], f"{name}: node text under 12 px"
     if name in CHAPTERS:
         with subtests.test("figures are legible and open full size"):
             for figure in page.evaluate(FIGURES):
