@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import ROOT, SNIPPETS, kind, printed, warnings_in
+from conftest import ROOT, SNIPPETS, kind, printed, sharing, warnings_in
 
 from snippet_engine.runner import Runner
 
@@ -189,9 +189,9 @@ def test_without_cuda_asking_for_cuda_is_refused(tmp_path):
     assert not (tmp_path / "out.json").exists()
 
 
-def test_a_cpu_run_does_not_replace_a_recorded_cuda_run(tmp_path):
+def test_a_cpu_run_does_not_replace_a_recorded_cuda_run(tmp_path, trial):
     out = tmp_path / "recorded.json"
-    out.write_text(json.dumps(as_cuda_run(cpu_trial(tmp_path))))
+    out.write_text(json.dumps(as_cuda_run(trial)))
     before = out.read_text()
     done = bench("--device", "cpu", "--out", str(out), *TINY, tmp_path=tmp_path)
     assert done.returncode != 0 and "holds a CUDA run" in done.stderr
@@ -215,11 +215,29 @@ def check_schema(results, device):
     assert [(r["measurement"], r["device"], r["activation"]) for r in rows] == expected
 
 
-def cpu_trial(tmp_path):
+@pytest.fixture(scope="module")
+def trial_json(tmp_path_factory):
+    """One tiny CPU trial of bench/gpu_benchmarks.py for the tests of this file that read one:
+    the JSON it wrote."""
+    tmp_path = tmp_path_factory.mktemp("trial")
     out = tmp_path / "results" / "trial.json"
     done = bench("--device", "cpu", "--out", str(out), *TINY, tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
-    return json.loads(out.read_text())
+    return out.read_text()
+
+
+@pytest.fixture
+def trial(trial_json):
+    """That trial's results, a copy of their own for each test."""
+    return json.loads(trial_json)
+
+
+@pytest.fixture(scope="module")
+def worker():
+    """One worker, with the build's preload, for this file's runs of the page's snippet."""
+    runner = Runner(".")
+    yield runner.workers[0]
+    runner.close()
 
 
 def as_cuda_run(results, gpu="NVIDIA H200", cuda="12.8"):
@@ -232,11 +250,10 @@ def as_cuda_run(results, gpu="NVIDIA H200", cuda="12.8"):
     return {**results, "provenance": {**results["provenance"], "gpu": gpu, "cuda": cuda}, "results": rows}
 
 
-def test_a_tiny_cpu_trial_writes_the_schema(tmp_path):
-    results = cpu_trial(tmp_path)
-    check_schema(results, "cpu")
-    assert results["provenance"]["gpu"] is None
-    check_schema(as_cuda_run(results), "cuda")
+def test_a_tiny_cpu_trial_writes_the_schema(trial):
+    check_schema(trial, "cpu")
+    assert trial["provenance"]["gpu"] is None
+    check_schema(as_cuda_run(trial), "cuda")
 
 
 @pytest.mark.cuda
@@ -272,9 +289,9 @@ def test_the_page_shows_what_the_file_holds(chapter):
         assert f"{r['median_ms']:.3f}" in shown
 
 
-def run_in_a_copy(chapter, tmp_path, data=None):
+def run_in_a_copy(chapter, worker, tmp_path, data=None):
     """The page's snippet in a copy of the project with `data` as its results file, or
-    none (an engine of its own, no cache)."""
+    none (a cache of its own, in the copy)."""
     folder = tmp_path / "project" / "snippets" / "gpu"
     folder.mkdir(parents=True)
     for name in ("gpu_results.py", "results_table.py", "memory_traffic.py", "elu.py"):
@@ -283,11 +300,7 @@ def run_in_a_copy(chapter, tmp_path, data=None):
     if data is not None:
         path.parent.mkdir(parents=True)
         path.write_text(json.dumps(data))
-    engine = Runner(folder.parent)
-    try:
-        result = engine.run(folder / "gpu_results.py")
-    finally:
-        engine.close()
+    result = sharing(worker, tmp_path / "project").run(folder / "gpu_results.py")
     assert result.error is None, result.error
     return result, path
 
@@ -299,13 +312,13 @@ def bounds_of(stdout):
     return rows, table.splitlines()[8:]
 
 
-def test_the_page_depends_on_the_file_and_shows_the_bounds_without_it(chapter, tmp_path):
-    result, path = run_in_a_copy(chapter, tmp_path / "with", cpu_trial(tmp_path))
+def test_the_page_depends_on_the_file_and_shows_the_bounds_without_it(chapter, worker, tmp_path, trial):
+    result, path = run_in_a_copy(chapter, worker, tmp_path / "with", trial)
     assert result.stdout.startswith("Recorded ") and "training step" in result.stdout
     assert [kind(o) for o in result.select()].count("figure") == 1
     assert path in [Path(d) for d in result.deps], "the page is rebuilt when the file changes"
 
-    bare, _ = run_in_a_copy(chapter, tmp_path / "without")
+    bare, _ = run_in_a_copy(chapter, worker, tmp_path / "without")
     assert bare.stdout.startswith("No run of bench/gpu_benchmarks.py is recorded: nothing measured to show.\n")
     assert "figure" not in [kind(o) for o in bare.select()]
     rows, after = bounds_of(bare.stdout)
@@ -313,11 +326,10 @@ def test_the_page_depends_on_the_file_and_shows_the_bounds_without_it(chapter, t
     assert after == ["", "No CUDA run is recorded: the three GPU columns are bounds, not measurements."]
 
 
-def test_a_recorded_cuda_run_adds_its_column_beside_the_bounds_and_nothing_else(chapter, tmp_path):
-    trial = cpu_trial(tmp_path)
-    cpu, _ = run_in_a_copy(chapter, tmp_path / "cpu", trial)
+def test_a_recorded_cuda_run_adds_its_column_beside_the_bounds_and_nothing_else(chapter, worker, tmp_path, trial):
+    cpu, _ = run_in_a_copy(chapter, worker, tmp_path / "cpu", trial)
     cuda_run = as_cuda_run(trial)
-    gpu, _ = run_in_a_copy(chapter, tmp_path / "cuda", cuda_run)
+    gpu, _ = run_in_a_copy(chapter, worker, tmp_path / "cuda", cuda_run)
     cpu_rows, cpu_after = bounds_of(cpu.stdout)
     gpu_rows, gpu_after = bounds_of(gpu.stdout)
     elu = {r["activation"]: r["median_ms"] for r in cuda_run["results"]
@@ -331,12 +343,11 @@ def test_a_recorded_cuda_run_adds_its_column_beside_the_bounds_and_nothing_else(
     assert "GPU: NVIDIA H200, CUDA 12.8" in gpu.stdout and "events ms" in gpu.stdout
 
 
-def test_the_renderer_tabulates_every_row_with_its_provenance(chapter, tmp_path, monkeypatch, capsys):
-    results = cpu_trial(tmp_path)
+def test_the_renderer_tabulates_every_row_with_its_provenance(chapter, monkeypatch, capsys, trial):
     ns = chapter.run("results_table.py")
     plots = []
     monkeypatch.setattr(ns["plt"], "show", lambda: plots.append(1))
-    for data, median_column in ((results, -1), (as_cuda_run(results), -3)):
+    for data, median_column in ((trial, -1), (as_cuda_run(trial), -3)):
         ns["show"](data)
         shown = capsys.readouterr().out
         assert data["provenance"]["command"] in shown and data["provenance"]["date"] in shown
