@@ -22,7 +22,7 @@ from browsing import (
     press,
     shot,
 )
-from conftest import CHAPTERS, ROOT, SNIPPETS, kind, normalised
+from conftest import ROOT, SNIPPETS, kind, normalised
 
 from snippet_engine.chapter import parse
 from snippet_engine.kinds.steps import STEPS
@@ -133,62 +133,6 @@ def test_blocks_render_when_scrolled_to_and_lay_out_as_if_always_rendered(browse
     assert last.evaluate(RENDERED), f"{lazy} is rendered once scrolled to"
     page.add_style_tag(content=RENDER_EVERY_BLOCK)
     assert page.evaluate(LAYOUT) == laid_out
-    page.context.close()
-
-
-# A box with `content-visibility` clips what it holds to its padding box and its clip
-# margin. For each such box of the article, rendered: what of the boxes of the elements and
-# texts in it, cut to the scrolling boxes they are in, reaches beyond, in px.
-OUTSIDE_THEIR_BOX = """(renderEveryBlock) => {
-  const article = document.querySelector("article");
-  const boxes = [...article.querySelectorAll("*")].filter(e => getComputedStyle(e).contentVisibility === "auto")
-    .map(e => [e, parseFloat(getComputedStyle(e).overflowClipMargin)]);
-  const style = document.createElement("style");
-  style.textContent = renderEveryBlock;
-  document.head.append(style);
-  const found = [];
-  for (const [box, margin] of boxes) {
-    const b = box.getBoundingClientRect(), s = getComputedStyle(box);
-    const edge = [b.top + parseFloat(s.borderTopWidth) - margin, b.bottom - parseFloat(s.borderBottomWidth) + margin,
-                  b.left + parseFloat(s.borderLeftWidth) - margin, b.right - parseFloat(s.borderRightWidth) + margin];
-    const parts = [...box.querySelectorAll("*")].flatMap(e => [...e.getClientRects()].map(r => [e, r]));
-    const texts = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
-    for (let text; (text = texts.nextNode()); ) {
-      const range = document.createRange();
-      range.selectNodeContents(text);
-      parts.push(...[...range.getClientRects()].map(r => [text, r]));
-    }
-    for (const [part, r] of parts) {
-      let [top, bottom, left, right] = [r.top, r.bottom, r.left, r.right];
-      for (let a = part; a !== box; ) {
-        a = a.parentElement;  // up to the box itself: a box that scrolls cuts what it holds anyway
-        const clip = getComputedStyle(a).overflow !== "visible" && a.getBoundingClientRect();
-        if (clip) [top, bottom, left, right] = [Math.max(top, clip.top), Math.min(bottom, clip.bottom),
-                                                Math.max(left, clip.left), Math.min(right, clip.right)];
-      }
-      const beyond = [edge[0] - top, bottom - edge[1], edge[2] - left, right - edge[3]];
-      if (bottom > top && right > left && beyond.some(d => d > 0.5))
-        found.push(`${box.tagName}.${box.className} holds ${part.nodeName} ${(part.textContent).slice(0, 30)}: ${beyond.map(Math.round)}`);
-    }
-  }
-  style.remove();
-  return [[...new Set(boxes.map(([box]) => `${box.tagName}.${box.classList[0] || ""}`))], found];
-}"""
-
-
-@pytest.mark.parametrize("width", [1280, 390])
-def test_nothing_in_a_box_rendered_near_the_screen_reaches_beyond_it(browser, urls, width):
-    """Rendered, each such box draws all it holds: a paragraph's math, a warning's icon, a
-    figure's caption (docs/assets/site.css)."""
-    page = open_page(browser, urls["home"], width=width)
-    kinds = set()
-    for name in ["home", *CHAPTERS]:
-        page.goto(urls[name], wait_until="load")
-        checked, found = page.evaluate(OUTSIDE_THEIR_BOX, RENDER_EVERY_BLOCK)
-        kinds.update(checked)
-        assert found == [], f"{name}: {found[:5]}"
-    assert kinds == {"CODE.md-code__content", "CODE.", "DIV.arithmatex", "DIV.admonition", "FIGURE.snippet-figure",
-                     "FIGURE.snippet-graph", "DIV.prose-table", "P."}
     page.context.close()
 
 

@@ -18,6 +18,7 @@ tests check:
   inside the formula's own box, and no two parts of a formula, nor two formulas, cover each other.
 - A block's copy button covers none of the block's text.
 - A figure's text is legible on a phone, and the figure opens full size.
+- A box that the browser renders only near the screen draws all it holds once rendered.
 """
 
 import re
@@ -142,6 +143,60 @@ def scrolling(blocks):
             if must_read_in_full(b) and b["scrollWidth"] > b["clientWidth"]]
 
 
+# A box with `content-visibility` clips what it holds to its padding box and its clip
+# margin. For each such box of the article, rendered: what of the boxes of the elements and
+# texts in it, cut to the scrolling boxes they are in, reaches beyond, in px.
+OUTSIDE_THEIR_BOX = """(renderEveryBlock) => {
+  const article = document.querySelector("article");
+  const boxes = [...article.querySelectorAll("*")].filter(e => getComputedStyle(e).contentVisibility === "auto")
+    .map(e => [e, parseFloat(getComputedStyle(e).overflowClipMargin)]);
+  const style = document.createElement("style");
+  style.textContent = renderEveryBlock;
+  document.head.append(style);
+  const found = [];
+  for (const [box, margin] of boxes) {
+    const b = box.getBoundingClientRect(), s = getComputedStyle(box);
+    const edge = [b.top + parseFloat(s.borderTopWidth) - margin, b.bottom - parseFloat(s.borderBottomWidth) + margin,
+                  b.left + parseFloat(s.borderLeftWidth) - margin, b.right - parseFloat(s.borderRightWidth) + margin];
+    const parts = [...box.querySelectorAll("*")].flatMap(e => [...e.getClientRects()].map(r => [e, r]));
+    const texts = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    for (let text; (text = texts.nextNode()); ) {
+      const range = document.createRange();
+      range.selectNodeContents(text);
+      parts.push(...[...range.getClientRects()].map(r => [text, r]));
+    }
+    for (const [part, r] of parts) {
+      let [top, bottom, left, right] = [r.top, r.bottom, r.left, r.right];
+      for (let a = part; a !== box; ) {
+        a = a.parentElement;  // up to the box itself: a box that scrolls cuts what it holds anyway
+        const clip = getComputedStyle(a).overflow !== "visible" && a.getBoundingClientRect();
+        if (clip) [top, bottom, left, right] = [Math.max(top, clip.top), Math.min(bottom, clip.bottom),
+                                                Math.max(left, clip.left), Math.min(right, clip.right)];
+      }
+      const beyond = [edge[0] - top, bottom - edge[1], edge[2] - left, right - edge[3]];
+      if (bottom > top && right > left && beyond.some(d => d > 0.5))
+        found.push(`${box.tagName}.${box.className} holds ${part.nodeName} ${(part.textContent).slice(0, 30)}: ${beyond.map(Math.round)}`);
+    }
+  }
+  style.remove();
+  return [[...new Set(boxes.map(([box]) => `${box.tagName}.${box.classList[0] || ""}`))], found];
+}"""
+# What the site's stylesheet renders when it comes near the screen: code and output blocks,
+# display formulas, warnings and other notes, figures, graphs, tables, paragraphs with math.
+BOX_KINDS = {"CODE.md-code__content", "CODE.", "DIV.arithmatex", "DIV.admonition", "FIGURE.snippet-figure",
+             "FIGURE.snippet-graph", "DIV.prose-table", "P."}
+
+
+def nothing_beyond_its_box(page, name):
+    """Rendered, each box that the browser renders near the screen draws all it holds: a
+    paragraph's math, a warning's icon, a figure's caption (docs/assets/site.css). Measured
+    before a check renders every block for good."""
+    checked, found = page.evaluate(OUTSIDE_THEIR_BOX, RENDER_EVERY_BLOCK)
+    assert found == [], f"{name}: {found[:5]}"
+    assert set(checked) <= BOX_KINDS, f"{name}: boxes of a kind this check does not know"
+    return set(checked)
+
+
 # KaTeX breaks a display formula into boxes (`.base`) at relations and `\\allowbreak`; on a
 # narrow screen they wrap into lines: those of one formula that cover each other, and formulas
 # that cover each other.
@@ -219,6 +274,8 @@ def test_a_page_at_1280_px_in_light(browser, urls, site_url, subtests, name):
         for i in range(blocks.count()):
             code, clipboard, _ = copy_with_button(blocks.nth(i))
             assert "pip install" not in clipboard, f"{name}: {code[:200]}"
+    with subtests.test("nothing in a box rendered near the screen reaches beyond it"):
+        nothing_beyond_its_box(page, name)
     with subtests.test("loads cleanly and requests nothing from other hosts"):
         shot(page, f"{name}-light")
         assert page.errors == [], f"{name}: {page.errors}"
@@ -244,6 +301,8 @@ def test_a_page_at_1280_px_in_light(browser, urls, site_url, subtests, name):
 @pytest.mark.parametrize("name", PAGES)
 def test_a_page_390_px_wide_in_dark(browser, urls, subtests, name):
     page = open_page(browser, urls[name], scheme="dark", width=PHONE)
+    with subtests.test("nothing in a box rendered near the screen reaches beyond it"):
+        nothing_beyond_its_box(page, name)
     with subtests.test("fits the screen"):
         shot(page, f"{name}-dark-390")
         width = page.evaluate("document.documentElement.scrollWidth")
@@ -273,6 +332,16 @@ def test_a_page_390_px_wide_in_dark(browser, urls, subtests, name):
             assert formula["partsOutOfView"] == [], f"{name}: {formula['tex']!r} hides {formula['partsOutOfView']}"
         assert found["covered"] == [], f"{name}: text under a copy button"
     page.context.close()
+
+
+def test_the_boxes_checked_are_of_every_kind(browser, urls):
+    """The pages that hold them all between them: each kind of box is measured somewhere."""
+    kinds = set()
+    for name in ["custom_functions", "performance", "debugging_gradients"]:
+        page = open_page(browser, urls[name])
+        kinds |= nothing_beyond_its_box(page, name)
+        page.context.close()
+    assert kinds == BOX_KINDS
 
 
 # The page as it would be without the site's rules: output that never wraps, the copy button over the text.
