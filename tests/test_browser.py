@@ -100,12 +100,13 @@ def test_code_blocks_come_with_their_copy_buttons_and_scripts_change_none(browse
     context.close()
 
 
-# Each block of a page's article, scrolled to in turn so that the browser renders it; then
-# the place and size of each block, and of each copy button and title bar in them.
+# The page scrolled through a screen at a time, as a reader reads it, so that the browser renders
+# each block of its article as it comes on screen; then the place and size of each block, and of
+# each copy button and title bar in them.
 LAYOUT = """async () => {
   const blocks = [...document.querySelector("article").children];
-  for (const block of blocks) {
-    block.scrollIntoView();
+  for (let top = 0; top < document.documentElement.scrollHeight; top += innerHeight) {  // a screen at a time
+    scrollTo(0, top);
     await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   }
   const parts = [...blocks, ...document.querySelectorAll("article :is(.md-code__button, .filename, table)")];
