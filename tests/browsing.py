@@ -123,5 +123,5 @@ def copy_with_button(block):
     code, shown, wrote, x, y = block.evaluate(REVEAL_AND_READ)
     block.page.mouse.click(x, y)
     clipboard = block.page.evaluate("navigator.clipboard.readText()")
-    assert clipboard and clipboard.rstrip("\n") == wrote.rstrip("\n"), f"the copy button of\n{code[:300]}"
+    assert clipboard and clipboard.rstrip("\n") == wrote.rstrip("\n"), f"{block.page.url}: the copy button of\n{code[:300]}"
     return code, clipboard, shown

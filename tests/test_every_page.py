@@ -1,9 +1,13 @@
 """Every page of the built site in Chromium, as a reader meets it: opened once at 1280x800 in
-light and once 390 px wide in dark, and checked there. Opening a page costs more than most
-checks (about 1.5 s here), so each width's checks share one opening; each check is a subtest,
-named where it fails (`SUBFAILED[copy buttons] ...`). They run in an order where each leaves
-the page as the next expects: those that look at the page as it loads first, then those that
-scroll and click, then those that open every fold and render every block.
+light and once 390 px wide in dark, and checked there (the other browser tests open a page of
+their own where a check needs a state of its own). Opening a page costs more than most checks
+(about 1.5 s here), so each width's checks share one opening; each check is a subtest, named
+where it fails (`SUBFAILED[every copy button copies its block's runnable copy] ...`). They run
+in an order where none finds the page changed in a way it does not expect: first what needs the
+page as it loads (a notebook page's first heading), then what scrolls and clicks (graphs coming
+on screen, the copy buttons, which open folds and switch tabs as a reader does), then what
+renders every block for good and measures it. So the page's errors are checked once the clicks
+are done, and `make screenshots` shows a page at 1280 px after them.
 
 Reading every block: each page is measured with every fold open and every content tab shown,
 so that hidden blocks are measured too. The rule the site's stylesheet follows, and these
@@ -25,7 +29,6 @@ import re
 
 import pytest
 from browsing import CLIPBOARD, PAGES, RENDER_EVERY_BLOCK, copy_blocks, copy_with_button, open_page, screenshot, shot
-from conftest import CHAPTERS
 
 PHONE = 390
 LEGIBLE_PX = 9  # the smallest text of a figure as displayed
@@ -124,8 +127,6 @@ MEASURE = r"""() => {
 }"""
 
 
-
-
 def measured(page, style=""):
     page.add_style_tag(content=RENDER_EVERY_BLOCK)
     if style:
@@ -181,6 +182,7 @@ OUTSIDE_THEIR_BOX = """(renderEveryBlock) => {
   style.remove();
   return [[...new Set(boxes.map(([box]) => `${box.tagName}.${box.classList[0] || ""}`))], found];
 }"""
+
 # What the site's stylesheet renders when it comes near the screen: code and output blocks,
 # display formulas, warnings and other notes, figures, graphs, tables, paragraphs with math.
 BOX_KINDS = {"CODE.md-code__content", "CODE.", "DIV.arithmatex", "DIV.admonition", "FIGURE.snippet-figure",
@@ -232,11 +234,24 @@ NODE_TEXT = """async images => {
 }"""
 
 
-
-def small_node_text(page):
-    """The graphs' node text sizes under 12 px (their images loaded)."""
+def node_text_is_legible(page, name):
+    """Each graph's node text is at least 12 px on screen (the graphs' images loaded)."""
     sizes = page.evaluate(NODE_TEXT, page.locator(".snippet-graph img").element_handles())
-    return [round(size, 1) for size in sizes if size < 12]
+    small = {f"graph {n}": round(size, 1) for n, size in enumerate(sizes, 1) if size < 12}
+    assert small == {}, f"{name}: node text under 12 px"
+
+
+def formulas_do_not_overlap(page, name):
+    overlaps = page.evaluate(OVERLAPS)
+    assert overlaps == [], f"{name}: {overlaps}"
+
+
+def reads_in_full(found, name):
+    """What both widths ask of every block, measured(): the page does not scroll sideways, no
+    output that must read in full scrolls, no copy button lies over text."""
+    assert found["page"] <= found["inner"], f"{name} is {found['page']} px wide"
+    assert scrolling(found["blocks"]) == [], f"{name}: output that scrolls sideways"
+    assert found["covered"] == [], f"{name}: text under a copy button"
 
 
 # matplotlib draws a text glyph as a path scaled by font size / 100 in the SVG's own units
@@ -282,19 +297,16 @@ def test_a_page_at_1280_px_in_light(browser, urls, site_url, subtests, name):
         foreign = [r for r in page.requests if not r.startswith(site_url) and not r.startswith("data:")]
         assert foreign == [], f"{name} requested {foreign}"
     with subtests.test("graph node text is at least 12 px and no graph scrolls in its box"):
-        assert small_node_text(page) == [], f"{name}: node text under 12 px"
+        node_text_is_legible(page, name)
         wide = page.locator("a.snippet-graph__open").evaluate_all("all => all.filter(a => a.scrollWidth > a.clientWidth)")
         assert wide == [], f"{name}: a graph scrolls in its box"
-    if name in CHAPTERS:
-        with subtests.test("display formulas do not overlap"):
-            assert page.evaluate(OVERLAPS) == []
+    with subtests.test("display formulas do not overlap"):
+        formulas_do_not_overlap(page, name)
     with subtests.test("output text reads in full"):
         found = measured(page)
-        assert scrolling(found["blocks"]) == [], f"{name}: output that scrolls sideways"
+        reads_in_full(found, name)
         wrapped = [row for b in found["blocks"] for row in b["wrappedTensorRows"]]
         assert wrapped == [], f"{name}: tensor rows broken over two lines, their columns out of line"
-        assert found["covered"] == [], f"{name}: text under a copy button"
-        assert found["page"] <= found["inner"], f"{name} is {found['page']} px wide"
     page.context.close()
 
 
@@ -308,37 +320,35 @@ def test_a_page_390_px_wide_in_dark(browser, urls, subtests, name):
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= PHONE, f"{name} is {width} px wide"
     with subtests.test("graph node text is at least 12 px"):
-        assert small_node_text(page) == [], f"{name}: node text under 12 px"
-    if name in CHAPTERS:
-        with subtests.test("figures are legible and open full size"):
-            for figure in page.evaluate(FIGURES):
-                svg = page.request.get(page.url + figure["src"]).text()
-                width = float(re.search(r'viewBox="[\d.]+ [\d.]+ ([\d.]+)', svg)[1])
-                text = 100 * min(float(s) for s in SMALLEST_GLYPH_SCALE.findall(svg)) * figure["shown"] / width
-                assert text >= LEGIBLE_PX - 0.05, f"{name}: text {text:.1f} px high in {figure['src']}"
-                assert figure["href"] == figure["src"] and "Open full size" in figure["label"], figure
-            if page.locator("figure.snippet-figure").count():
-                page.locator("figure.snippet-figure").first.scroll_into_view_if_needed()
-                screenshot(page, f"figure-390-{name}")
-        with subtests.test("display formulas do not overlap"):
-            assert page.evaluate(OVERLAPS) == []
+        node_text_is_legible(page, name)
+    with subtests.test("figures are legible and open full size"):
+        for figure in page.evaluate(FIGURES):
+            svg = page.request.get(page.url + figure["src"]).text()
+            width = float(re.search(r'viewBox="[\d.]+ [\d.]+ ([\d.]+)', svg)[1])
+            text = 100 * min(float(s) for s in SMALLEST_GLYPH_SCALE.findall(svg)) * figure["shown"] / width
+            assert text >= LEGIBLE_PX - 0.05, f"{name}: text {text:.1f} px high in {figure['src']}"
+            assert figure["href"] == figure["src"] and "Open full size" in figure["label"], figure
+        if page.locator("figure.snippet-figure").count():
+            page.locator("figure.snippet-figure").first.scroll_into_view_if_needed()
+            screenshot(page, f"figure-390-{name}")
+    with subtests.test("display formulas do not overlap"):
+        formulas_do_not_overlap(page, name)
     with subtests.test("shows every output and formula"):
         found = measured(page)
-        assert found["page"] <= found["inner"], f"{name} is {found['page']} px wide"
-        assert scrolling(found["blocks"]) == [], f"{name}: output that scrolls sideways"
+        reads_in_full(found, name)
         for formula in found["formulas"]:
             fits = formula["scrollWidth"] <= formula["clientWidth"]
             assert fits or formula["overflowX"] in ("auto", "scroll"), f"{name}: {formula['tex']!r} is cut off"
             assert formula["partsOutOfView"] == [], f"{name}: {formula['tex']!r} hides {formula['partsOutOfView']}"
-        assert found["covered"] == [], f"{name}: text under a copy button"
     page.context.close()
 
 
-def test_the_boxes_checked_are_of_every_kind(browser, urls):
+@pytest.mark.parametrize("width", [1280, PHONE])
+def test_the_boxes_checked_are_of_every_kind(browser, urls, width):
     """The pages that hold them all between them: each kind of box is measured somewhere."""
     kinds = set()
     for name in ["custom_functions", "performance", "debugging_gradients"]:
-        page = open_page(browser, urls[name])
+        page = open_page(browser, urls[name], width=width)
         kinds |= nothing_beyond_its_box(page, name)
         page.context.close()
     assert kinds == BOX_KINDS
