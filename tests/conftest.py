@@ -22,7 +22,7 @@ from snippet_engine.chapter import line_range, parse
 from snippet_engine.kinds.graph import GRAPH
 from snippet_engine.kinds.steps import STEPS
 from snippet_engine.kinds.warning import WARNING
-from snippet_engine.runner import Runner, SnippetError
+from snippet_engine.runner import PRELOAD, Runner, SnippetError
 from snippet_engine.system_tools import CHROMIUM_FLAGS, TOOLS, chromium
 
 # Started in the background by a shell, pytest inherits SIGINT ignored, and so would every
@@ -83,6 +83,16 @@ def built_site(tmp_path_factory):
         assert not re.search(r"^(WARNING|ERROR)", done.stderr, re.M), done.stderr
 
     return built_once(tmp_path_factory, "built-site", build)
+
+
+@pytest.fixture(scope="module")
+def worker(request):
+    """One worker for the runners of a test module (`sharing`), stopped after the module: it
+    imports the module's WORKER_PRELOAD, or the build's default `preload` (torch and the
+    libraries the scrapers hook) where the module names none."""
+    runner = Runner(".", preload=getattr(request.module, "WORKER_PRELOAD", PRELOAD))
+    yield runner.workers[0]
+    runner.close()
 
 
 def sharing(worker, tmp_path, **settings):

@@ -19,13 +19,7 @@ from snippet_engine.kinds import outputs_html
 from snippet_engine.pages import PageHtml
 from snippet_engine.runner import Runner
 
-
-@pytest.fixture(scope="module")
-def worker():
-    """One worker without torch for this file's runners: a timeout of 3 s keeps them quick."""
-    runner = Runner(".", preload=())
-    yield runner.workers[0]
-    runner.close()
+WORKER_PRELOAD = ()  # the worker of this file's runners imports no torch: a timeout of 3 s keeps them quick
 
 
 @pytest.fixture

@@ -31,18 +31,10 @@ PAGE = """\
 """
 
 
-@pytest.fixture(scope="module")
-def warm_worker():
-    """One worker for the runner tests of this file (torch and the libraries the scrapers hook)."""
-    runner = Runner(".", preload=("torch", "matplotlib.pyplot", "graphviz", "torchviz"))
-    yield runner.workers[0]
-    runner.close()
-
-
 @pytest.fixture
-def engine(tmp_path, warm_worker):
-    """A runner over tmp_path/snippets with a cache, sharing the warm worker."""
-    return sharing(warm_worker, tmp_path, timeout=20)
+def engine(tmp_path, worker):
+    """A runner over tmp_path/snippets with a cache, sharing the module's warm worker (conftest)."""
+    return sharing(worker, tmp_path, timeout=20)
 
 
 def ran(log):

@@ -15,8 +15,6 @@ import pytest
 import torch
 from conftest import ROOT, SNIPPETS, kind, printed, sharing, warnings_in
 
-from snippet_engine.runner import Runner
-
 BENCH = ROOT / "bench" / "gpu_benchmarks.py"
 RESULTS = ROOT / "bench" / "results" / "gpu_benchmarks.json"
 CUDA = torch.cuda.is_available()
@@ -230,14 +228,6 @@ def trial_json(tmp_path_factory):
 def trial(trial_json):
     """That trial's results, a copy of their own for each test."""
     return json.loads(trial_json)
-
-
-@pytest.fixture(scope="module")
-def worker():
-    """One worker, with the build's preload, for this file's runs of the page's snippet."""
-    runner = Runner(".")
-    yield runner.workers[0]
-    runner.close()
 
 
 def as_cuda_run(results, gpu="NVIDIA H200", cuda="12.8"):
