@@ -1,7 +1,10 @@
-"""The built site in a real browser: Chromium driven by Playwright (tests/browsing.py).
+"""The built site in a real browser: Chromium driven by Playwright (tests/browsing.py); the
+checks that need a page in a state of their own (test_every_page.py makes those that every
+page gets in two openings of it).
 
 `make screenshots` keeps full-page screenshots of every page (light, and 390 px
-wide in dark mode) in test-artifacts/screenshots/ for a person to look at.
+wide in dark mode: test_every_page.py) and of a graph in dark mode (here) in
+test-artifacts/screenshots/ for a person to look at.
 """
 
 import itertools

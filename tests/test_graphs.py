@@ -1,8 +1,9 @@
-"""Graphs drawn by torchviz, as a reader gets them (test_every_page.py checks that their
-node text is at least 12 px on screen at a desktop width, 1280 px, and a phone width, 390 px,
-and that only a phone scrolls a graph in its box); a link, with or without JavaScript, that opens the graph full size;
-and the graph as text, a nested list that starts from the output and goes down the way
-backward does, each node with its shape.
+"""Graphs drawn by torchviz, as a reader gets them: node text at least 12 px on screen at a
+desktop width (1280 px) and a phone width (390 px), and no graph that scrolls in its box at
+1280 px (test_every_page.py, on every page); a graph wider than a phone's column that scrolls
+in its own box, and a link, with or without JavaScript, that opens the graph full size; and
+the graph as text, a nested list that starts from the output and goes down the way backward
+does, each node with its shape.
 """
 
 import re

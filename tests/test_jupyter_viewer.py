@@ -237,7 +237,7 @@ def jupyterlab(tmp_path):
 
 
 def settled(url, seconds=15):
-    """Wait until no kernel of the server at `url` is still starting, `seconds` at most: one asked
+    """Wait until no kernel of the server at `url` is still starting, about `seconds` at most: one asked
     to shut down while it starts can keep the server from stopping (seen once: a test that opens
     a notebook ended 0.06 s after the browser connected to its new kernel, and the server did not
     stop in 60 s). A kernel starts in a few seconds here; one whose first connection from the

@@ -1,12 +1,13 @@
 """The site on a phone (390 px) and in a desktop window (1280 px): code without sideways
 scrolling, definitions side by side that stack on a phone, and a navigation that names each
-page once (test_every_page.py checks every page's figures and formulas at both widths).
+page once (test_every_page.py checks every page's formulas at both widths, and its figures on
+a phone).
 
-Screenshots of the formulas checked here land in test-artifacts/screenshots/.
+With SCREENSHOTS=1 (`make screenshots`), a screenshot of the formula checked here lands in
+test-artifacts/screenshots/.
 """
 
-
-from browsing import RENDER_EVERY_BLOCK, open_page
+from browsing import RENDER_EVERY_BLOCK, open_page, screenshot
 from conftest import CHAPTERS, ROOT, SNIPPETS, soup
 
 LINE_LIMIT = 88  # characters; docs/assets/site.css makes this many fit a code block at 1280 px
@@ -47,7 +48,7 @@ def test_two_definitions_side_by_side_go_one_under_the_other_on_a_phone(browser,
     bases = formula.evaluate("""f => [...f.querySelectorAll('.katex-html > .base')].map(b => {
         const r = b.getBoundingClientRect();
         return {text: b.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom}})""")
-    page.screenshot(path=ROOT / "test-artifacts" / "screenshots" / "formula-390-custom_functions.png")
+    screenshot(page, "formula-390-custom_functions")
     page.context.close()
     (derivative,) = [b for b in bases if b["text"].startswith("ELU") and "′" in b["text"]]
     beside = [b["text"] for b in bases if b["right"] <= derivative["left"] + 1
