@@ -28,9 +28,18 @@ tests check:
 import re
 
 import pytest
-from browsing import CLIPBOARD, PAGES, RENDER_EVERY_BLOCK, copy_blocks, copy_with_button, open_page, screenshot, shot
+from browsing import (
+    CLIPBOARD,
+    PAGES,
+    PHONE,
+    RENDER_EVERY_BLOCK,
+    copy_blocks,
+    copy_with_button,
+    open_page,
+    screenshot,
+    shot,
+)
 
-PHONE = 390
 LEGIBLE_PX = 9  # the smallest text of a figure as displayed
 
 # Every fold opened and every tab's content shown (and, by measured(), every block rendered:

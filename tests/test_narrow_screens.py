@@ -7,11 +7,10 @@ With SCREENSHOTS=1 (`make screenshots`), a screenshot of the formula checked her
 test-artifacts/screenshots/.
 """
 
-from browsing import RENDER_EVERY_BLOCK, open_page, screenshot
+from browsing import PHONE, RENDER_EVERY_BLOCK, open_page, screenshot
 from conftest import CHAPTERS, ROOT, SNIPPETS, soup
 
 LINE_LIMIT = 88  # characters; docs/assets/site.css makes this many fit a code block at 1280 px
-PHONE = 390
 
 
 def test_snippet_lines_fit_a_code_block_at_1280_px():
