@@ -21,6 +21,7 @@ print("gradgradcheck:", gradgradcheck(elu, (z64,)))
 # --8<-- [end:gradcheck]
 
 # --8<-- [start:agreement]
+torch.manual_seed(0)
 z = torch.randn(10_000, requires_grad=True)
 grad_output = torch.randn(10_000)
 results = {
