@@ -132,6 +132,58 @@ def test_after_a_seed_the_draws_are_kept_and_the_other_calls_are_not(project):
     check(path, project, kept=["random.seed(0)", "first = random.random()"], dropped=["label"])
 
 
+def test_a_draw_that_binds_no_name_is_kept_and_a_block_that_seeds_first_needs_no_earlier_draw(project):
+    """A print of a random draw moves the random state as an assignment does: the copy keeps it
+    and prints its line before what the block prints. A block that seeds before it draws needs
+    neither the earlier seed nor the draws after it."""
+    path = write(project, "printed_draw.py", """\
+        import random
+        random.seed(0)
+        print(random.random())
+        # the block
+        x = random.random()
+        print(x)
+        """)
+    copy = copy_of(path, project)
+    assert "print(random.random())" in copy, copy
+    assert printed(copy).endswith(block_output(path)), copy
+    path = write(project, "seeds_first.py", """\
+        import random
+        random.seed(0)
+        first = random.random()
+        print(first)
+        # the block
+        random.seed(1)
+        x = random.random()
+        print(x)
+        """)
+    check(path, project, kept=["random.seed(1)"], dropped=["random.seed(0)", "first"])
+
+
+def test_what_was_drawn_before_a_generators_last_seed_is_not_kept(project):
+    path = write(project, "reseeds.py", """\
+        import random
+        random.seed(0)
+        first = random.random()
+        random.seed(1)
+        second = random.random()
+        # the block
+        print(random.random())
+        """)
+    check(path, project, kept=["random.seed(1)", "second = random.random()"], dropped=["random.seed(0)", "first"])
+    path = write(project, "two_generators.py", """\
+        import random
+        other = random.Random()
+        random.seed(0)
+        first = random.random()
+        other.seed(1)
+        second = other.random()
+        # the block
+        print(random.random(), other.random())
+        """)
+    check(path, project, kept=["random.seed(0)", "first = random.random()", "other.seed(1)", "second"])
+
+
 def test_a_helper_modules_definitions_are_inlined_and_its_import_dropped(project):
     write(project, "helper.py", """\
         import math

@@ -214,10 +214,15 @@ class Statement:
 
     @property
     def is_seed(self) -> bool:
+        return bool(self.seeds)
+
+    @property
+    def seeds(self) -> str:
+        """The generator a seed sets (`torch` for `torch.manual_seed(0)`), or "" for another statement."""
         match self.node:
-            case ast.Expr(ast.Call(ast.Attribute(_, method))) if method.endswith("seed"):
-                return True
-        return False
+            case ast.Expr(ast.Call(ast.Attribute(generator, method))) if method.endswith("seed"):
+                return ast.unparse(generator)
+        return ""
 
 
 @functools.cache
@@ -261,30 +266,39 @@ def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: Abstrac
     """The statements among `statements` (in order) that the names `wanted`, used after them,
     need: those that bind a name still needed, and those that may change what it holds (an
     effect on an object made from it; a module or a value such as a number or a device is
-    changed by none), a seed, and after the seed the assignments in `drawn` (those that may
-    draw random numbers) up to the last needed statement that may draw (in `may_draw`), or
+    changed by none), a seed, and after the seed the statements in `drawn` (those that may
+    draw random numbers, `draws`) up to the last needed statement that may draw (in `may_draw`), or
     all of them when the code after these statements may draw (`draws_after`); no seed when
     nothing needed draws after it. A backward pass of liveness, again while a chosen function
     uses a name defined below it (its body runs later, when it is called)."""
     made_from = origins(statements)
     unchangeable = {n for s in statements if s.is_import for n in s.binds} | value_names(statements)
+    forced: set[Statement] = set()  # draws that bind no name (`print(random.random())`)
     while True:
-        chosen, live = liveness(statements, wanted, made_from, unchangeable)
+        chosen, live = liveness(statements, wanted, made_from, unchangeable, forced)
         later = {n for s in chosen if isinstance(s.node, SCOPES) for n in s.loads}
-        seeds = [i for i, s in enumerate(statements) if s in chosen and s.is_seed]
-        if seeds:  # what was drawn after the seed decides what the code draws next: keep the draws
+        # The last seed of each generator (`torch.manual_seed`, `random.seed`): an earlier one
+        # and what was drawn before the last decide nothing.
+        last = {s.seeds: i for i, s in enumerate(statements) if s in chosen and s.is_seed}
+        chosen = [s for s in chosen if not s.is_seed or statements[last[s.seeds]] is s]
+        kept_draws: set[Statement] = set()
+        if last:  # what was drawn after the seed decides what the code draws next: keep the draws
+            start = min(last.values())
             end = len(statements) if draws_after else max(
-                [i + 1 for i, s in enumerate(statements) if i > seeds[0] and s in chosen and s in may_draw],
-                default=seeds[0])
-            later |= {n for s in statements[seeds[0]:end] if s in drawn for n in s.binds}
-            if end == seeds[0]:  # nothing draws after it
+                [i + 1 for i, s in enumerate(statements) if i > start and s in chosen and s in may_draw],
+                default=start)
+            kept_draws = {s for s in statements[start:end] if s in drawn}
+            later |= {n for s in kept_draws for n in s.binds}
+            if end == start:  # nothing draws after it
                 chosen = [s for s in chosen if not s.is_seed]
-        if later <= set(wanted):
+        unbound = {s for s in kept_draws if not s.binds}
+        if later <= set(wanted) and unbound <= forced:
             return chosen, live
-        wanted = set(wanted) | later
+        wanted, forced = set(wanted) | later, forced | unbound
 
 
-RANDOM = re.compile(r"rand|normal|uniform|bernoulli|multinomial|dropout|shuffle|sample|choice"
+# gradgradcheck draws the gradients it starts from when it is given none.
+RANDOM = re.compile(r"rand|normal|uniform|bernoulli|multinomial|dropout|shuffle|sample|choice|gradgradcheck"
                     r"|^(Linear|Conv|Embedding|LSTM|GRU|RNN|Bilinear|Multihead|Transformer)", re.I)
 
 
@@ -325,9 +339,15 @@ def calls_drawing(node: ast.AST, drawing: Drawing) -> bool:
 
 
 def draws(statement: Statement, drawing: Drawing) -> bool:
-    """An assignment that may draw random numbers (see `calls_drawing`)."""
-    return isinstance(statement.node, (ast.Assign, ast.AnnAssign)) and statement.node.value is not None \
-        and calls_drawing(statement.node.value, drawing)
+    """A statement whose draws a later one may depend on: an assignment that may draw random
+    numbers (see `calls_drawing`), or an expression that calls a function named for drawing
+    (`print(torch.randn(2))`, not `print(model(x))`)."""
+    match statement.node:
+        case ast.Assign(_, value) | ast.AnnAssign(_, _, value) if value is not None:
+            return calls_drawing(value, drawing)
+        case ast.Expr(value):
+            return calls_drawing(value, Drawing(set(), set()))
+    return False
 
 
 def origins(statements: list[Statement]) -> list[set[str]]:
@@ -385,13 +405,13 @@ def value_names(statements: list[Statement]) -> set[str]:
 
 
 def liveness(statements: list[Statement], wanted: AbstractSet[str], made_from: list[set[str]],
-             unchangeable: AbstractSet[str]) -> tuple[list[Statement], set[str]]:
+             unchangeable: AbstractSet[str], forced: AbstractSet[Statement]) -> tuple[list[Statement], set[str]]:
     live, chosen = set(wanted), list[Statement]()
     for i in reversed(range(len(statements))):
         s = statements[i]
         uses = s.binds & live
         changes = s.is_effect and ((made_from[i] | s.loads) & live - unchangeable or (s.is_seed and s.loads & live))
-        if uses or changes:
+        if uses or changes or s in forced:
             chosen.append(s)
             if isinstance(s.node, (ast.Assign, ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)):
                 live -= s.binds  # bound here for certain: earlier bindings are not needed
@@ -520,7 +540,7 @@ class Source:
 
     @functools.cached_property
     def drawn(self) -> set[Statement]:
-        """The assignments that may draw random numbers (`draws`)."""
+        """The statements that may draw random numbers, that a copy keeps after a seed (`draws`)."""
         return {s for s in self.statements if draws(s, self.random)}
 
     @functools.cached_property
@@ -542,7 +562,8 @@ class Source:
             return Program("", code.strip("\n"))
         kept = self.kept(block)
         wanted = free_names(kept)
-        draws_after = any(calls_drawing(s.node, self.random) for s in kept)
+        # The block draws from what was drawn before it, unless it seeds first.
+        draws_after = any(calls_drawing(s.node, self.random) for s in itertools.takewhile(lambda s: not s.is_seed, kept))
         chosen, _ = needed([s for s in self.statements if s.last < block[0].first], wanted, self.drawn,
                            draws_after, self.may_draw)
         used = wanted.union(*(s.loads for s in chosen))
