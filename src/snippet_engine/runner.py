@@ -11,6 +11,7 @@ each running one snippet at a time) that the runner starts on their first
 cache miss and stops with `close()`.
 """
 
+import contextlib
 import functools
 import getpass
 import hashlib
@@ -140,11 +141,16 @@ class Worker:
     def start(self) -> subprocess.Popen[str]:
         """The worker, started. A session of its own: Ctrl-C in the terminal reaches MkDocs, which
         stops the worker; and a folder of its own for temporary files, removed with it. torch.compile
-        keeps its compiled kernels where it would for `python snippet.py` (outside that folder), as
-        a reader's runs share them: a snippet that compiles does it once, not once per worker."""
+        keeps what it compiles where it would for `python snippet.py` (outside that folder), as a
+        reader's runs share it: a snippet that compiles does it once, not once per worker. Its
+        kernels go to TORCHINDUCTOR_CACHE_DIR; its C++ headers to the folder of that name in the
+        temporary folder whatever that variable says: there, a link to the same place."""
         self.tmp = tempfile.mkdtemp(prefix="snippet-worker-")
+        cache = inductor_cache_dir()
+        os.makedirs(cache, exist_ok=True)
+        os.symlink(cache, os.path.join(self.tmp, os.path.basename(cache)))
         self.imported = self.preload
-        env = {"TORCHINDUCTOR_CACHE_DIR": inductor_cache_dir(), **os.environ, "MPLBACKEND": "Agg", "TMPDIR": self.tmp}
+        env = {"TORCHINDUCTOR_CACHE_DIR": cache, **os.environ, "MPLBACKEND": "Agg", "TMPDIR": self.tmp}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "snippet_engine.worker", *self.preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True, env=env, start_new_session=True,
@@ -381,6 +387,8 @@ class Runner:
         wait(list(self.running.values()))
         for worker in self.workers:
             worker.close()
+        with contextlib.suppress(OSError):  # torch's cache folder, made for the workers, empty: nothing compiled
+            os.rmdir(inductor_cache_dir())
         self.running, self.stopping = {}, False
 
     def cached(self, path: Path, steps: bool = False) -> Result | None:
