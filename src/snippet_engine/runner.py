@@ -144,13 +144,15 @@ class Worker:
         keeps what it compiles where it would for `python snippet.py` (outside that folder), as a
         reader's runs share it: a snippet that compiles does it once, not once per worker. Its
         kernels go to TORCHINDUCTOR_CACHE_DIR; its C++ headers to the folder of that name in the
-        temporary folder whatever that variable says: there, a link to the same place."""
+        temporary folder whatever that variable says: there, a link to the same place. The threads
+        of torch's OpenMP pool sleep while they wait for work instead of spinning (as many threads,
+        the same results): spinning, each worker's would take the cores that the others' need."""
         self.tmp = tempfile.mkdtemp(prefix="snippet-worker-")
         cache = inductor_cache_dir()
         os.makedirs(cache, exist_ok=True)
         os.symlink(cache, os.path.join(self.tmp, os.path.basename(cache)))
         self.imported = self.preload
-        env = {"TORCHINDUCTOR_CACHE_DIR": cache, **os.environ, "MPLBACKEND": "Agg", "TMPDIR": self.tmp}
+        env = {"TORCHINDUCTOR_CACHE_DIR": cache, "OMP_WAIT_POLICY": "PASSIVE", **os.environ, "MPLBACKEND": "Agg", "TMPDIR": self.tmp}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "snippet_engine.worker", *self.preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True, env=env, start_new_session=True,
