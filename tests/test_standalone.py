@@ -171,6 +171,15 @@ def test_what_was_drawn_before_a_generators_last_seed_is_not_kept(project):
         print(random.random())
         """)
     check(path, project, kept=["random.seed(1)", "second = random.random()"], dropped=["random.seed(0)", "first"])
+    path = write(project, "drawn_before_the_reseed.py", """\
+        import random
+        random.seed(0)
+        first = random.random()
+        random.seed(1)
+        # the block
+        print(first, random.random())
+        """)
+    check(path, project, kept=["random.seed(0)", "first = random.random()", "random.seed(1)"])
     path = write(project, "two_generators.py", """\
         import random
         other = random.Random()

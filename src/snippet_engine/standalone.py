@@ -277,13 +277,16 @@ def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: Abstrac
     while True:
         chosen, live = liveness(statements, wanted, made_from, unchangeable, forced)
         later = {n for s in chosen if isinstance(s.node, SCOPES) for n in s.loads}
-        # The last seed of each generator (`torch.manual_seed`, `random.seed`): an earlier one
-        # and what was drawn before the last decide nothing.
-        last = {s.seeds: i for i, s in enumerate(statements) if s in chosen and s.is_seed}
-        chosen = [s for s in chosen if not s.is_seed or statements[last[s.seeds]] is s]
+        # A seed of a generator (`torch.manual_seed`, `random.seed`) that a later one resets
+        # decides nothing unless a chosen statement between them draws.
+        seeds = [i for i, s in enumerate(statements) if s in chosen and s.is_seed]
+        reset = {i for n, i in enumerate(seeds)
+                 if (j := next((j for j in seeds[n + 1:] if statements[j].seeds == statements[i].seeds), None))
+                 and not any(s in chosen and (s in drawn or s in may_draw) for s in statements[i + 1:j])}
+        chosen = [s for s in chosen if s not in {statements[i] for i in reset}]
         kept_draws: set[Statement] = set()
-        if last:  # what was drawn after the seed decides what the code draws next: keep the draws
-            start = min(last.values())
+        if seeds:  # what was drawn after the seed decides what the code draws next: keep the draws
+            start = min(set(seeds) - reset)
             end = len(statements) if draws_after else max(
                 [i + 1 for i, s in enumerate(statements) if i > start and s in chosen and s in may_draw],
                 default=start)
