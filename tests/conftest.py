@@ -31,6 +31,12 @@ from snippet_engine.system_tools import CHROMIUM_FLAGS, TOOLS, chromium
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# Two tests run at once (pytest-xdist), most often each with torch's OpenMP threads at work in a
+# process of its own (a notebook's kernel, a benchmark, a build's worker): the threads of this
+# process and of those it starts wait without spinning, as the build's workers' do
+# (runner.Worker.start), leaving the cores to the others. As many threads, the same results.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 CHAPTERS = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if p.stem not in ("index", "notebooks"))
