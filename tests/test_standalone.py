@@ -5,6 +5,7 @@ prints what the block prints when the whole file runs."""
 import contextlib
 import io
 import json
+import random
 import sys
 import textwrap
 from pathlib import Path
@@ -21,6 +22,9 @@ def write(folder, name, text):
 
 
 def printed(code):
+    """What the code prints, run from a fresh random state: a copy that leaves out a seed it
+    needs prints other numbers."""
+    random.seed()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, "<copy>", "exec"), {"__name__": "__main__"})
@@ -180,6 +184,45 @@ def test_what_was_drawn_before_a_generators_last_seed_is_not_kept(project):
         print(first, random.random())
         """)
     check(path, project, kept=["random.seed(0)", "first = random.random()", "random.seed(1)"])
+
+
+@pytest.mark.parametrize("code", [
+    # The block seeds another generator than the one it draws from next.
+    """import random
+    other = random.Random()
+    random.seed(0)
+    a = random.random()
+    # the block
+    other.seed(1)
+    print(other.random(), random.random())""",
+    # A draw of a name the patterns do not know, between two seeds.
+    """import random
+    random.seed(0)
+    g = random.gauss(0, 1)
+    random.seed(1)
+    # the block
+    print(g, random.random())""",
+    # A seed that draws from another generator.
+    """import random
+    other = random.Random()
+    random.seed(0)
+    other.seed(random.random())
+    other.seed(5)
+    # the block
+    print(random.random(), other.random())""",
+    # The same name, another generator.
+    """import random
+    from random import Random as Gen
+    r = Gen()
+    r.seed(0)
+    keep = r
+    r = Gen()
+    r.seed(1)
+    # the block
+    print(keep.random(), r.random())""",
+], ids=["another-generator-seeded-first", "unknown-draw-between-seeds", "seed-that-draws", "name-rebound"])
+def test_a_seed_is_left_out_only_when_nothing_the_copy_keeps_depends_on_it(project, code):
+    check(write(project, "seeds.py", code.replace("\n    ", "\n")), project)
     path = write(project, "two_generators.py", """\
         import random
         other = random.Random()

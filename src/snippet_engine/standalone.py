@@ -224,6 +224,14 @@ class Statement:
                 return ast.unparse(generator)
         return ""
 
+    @property
+    def seeds_constant(self) -> bool:
+        """A seed given constants only (`torch.manual_seed(0)`, not `other.seed(random.random())`)."""
+        match self.node:
+            case ast.Expr(ast.Call(_, args, keywords)) if self.is_seed:
+                return all(isinstance(a, ast.Constant) for a in [*args, *(k.value for k in keywords)])
+        return False
+
 
 @functools.cache
 def parsed(path: Path, mtime_ns: int) -> tuple[list[Statement], list[str]] | None:
@@ -277,12 +285,13 @@ def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: Abstrac
     while True:
         chosen, live = liveness(statements, wanted, made_from, unchangeable, forced)
         later = {n for s in chosen if isinstance(s.node, SCOPES) for n in s.loads}
-        # A seed of a generator (`torch.manual_seed`, `random.seed`) that a later one resets
-        # decides nothing unless a chosen statement between them draws.
+        # A seed with a constant (`torch.manual_seed(0)`) that a later seed of its generator resets,
+        # with nothing chosen between them, decides nothing.
         seeds = [i for i, s in enumerate(statements) if s in chosen and s.is_seed]
         reset = {i for n, i in enumerate(seeds)
-                 if (j := next((j for j in seeds[n + 1:] if statements[j].seeds == statements[i].seeds), None))
-                 and not any(s in chosen and (s in drawn or s in may_draw) for s in statements[i + 1:j])}
+                 if statements[i].seeds_constant
+                 and (j := next((j for j in seeds[n + 1:] if statements[j].seeds == statements[i].seeds), None))
+                 and not any(s in chosen for s in statements[i + 1:j])}
         chosen = [s for s in chosen if s not in {statements[i] for i in reset}]
         kept_draws: set[Statement] = set()
         if seeds:  # what was drawn after the seed decides what the code draws next: keep the draws
@@ -343,13 +352,15 @@ def calls_drawing(node: ast.AST, drawing: Drawing) -> bool:
 
 def draws(statement: Statement, drawing: Drawing) -> bool:
     """A statement whose draws a later one may depend on: an assignment that may draw random
-    numbers (see `calls_drawing`), or an expression that calls a function named for drawing
-    (`print(torch.randn(2))`, not `print(model(x))`)."""
+    numbers (see `calls_drawing`); a print of a call named for drawing (`print(torch.randn(2))`,
+    not `print(model(x))`) or such a call alone (`random.shuffle(deck)`), but not one whose
+    call does more than show it or draw (`plt.plot(torch.randn(3))`)."""
     match statement.node:
         case ast.Assign(_, value) | ast.AnnAssign(_, _, value) if value is not None:
             return calls_drawing(value, drawing)
-        case ast.Expr(value):
-            return calls_drawing(value, Drawing(set(), set()))
+        case ast.Expr(ast.Call(func) as call):
+            name = ast.unparse(func).rpartition(".")[2]
+            return (name == "print" or bool(RANDOM.search(name))) and calls_drawing(call, Drawing(set(), set()))
     return False
 
 
@@ -565,8 +576,10 @@ class Source:
             return Program("", code.strip("\n"))
         kept = self.kept(block)
         wanted = free_names(kept)
-        # The block draws from what was drawn before it, unless it seeds first.
-        draws_after = any(calls_drawing(s.node, self.random) for s in itertools.takewhile(lambda s: not s.is_seed, kept))
+        # The block draws from what was drawn before it, unless it first seeds every generator seeded before it.
+        before = {s.seeds for s in self.statements if s.last < block[0].first and s.is_seed}
+        first_draw = next((n for n, s in enumerate(kept) if calls_drawing(s.node, self.random)), None)
+        draws_after = first_draw is not None and not before <= {s.seeds for s in kept[:first_draw] if s.is_seed}
         chosen, _ = needed([s for s in self.statements if s.last < block[0].first], wanted, self.drawn,
                            draws_after, self.may_draw)
         used = wanted.union(*(s.loads for s in chosen))
