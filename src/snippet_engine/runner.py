@@ -149,8 +149,9 @@ class Worker:
         the same results): spinning, each worker's would take the cores that the others' need."""
         self.tmp = tempfile.mkdtemp(prefix="snippet-worker-")
         cache = inductor_cache_dir()
-        os.makedirs(cache, exist_ok=True)
-        os.symlink(cache, os.path.join(self.tmp, os.path.basename(cache)))
+        with contextlib.suppress(OSError):  # without the link (a file in its way), the headers are compiled here
+            os.makedirs(cache, exist_ok=True)
+            os.symlink(cache, os.path.join(self.tmp, os.path.basename(cache)))
         self.imported = self.preload
         env = {"TORCHINDUCTOR_CACHE_DIR": cache, "OMP_WAIT_POLICY": "PASSIVE", **os.environ, "MPLBACKEND": "Agg", "TMPDIR": self.tmp}
         self.proc = subprocess.Popen(
