@@ -352,6 +352,24 @@ def test_torch_compile_keeps_its_kernels_and_headers_where_python_snippet_py_wou
     assert wait == "PASSIVE"
 
 
+def test_a_worker_starts_where_torchs_cache_folder_cannot_be_linked(tmp_path, monkeypatch):
+    """A file where torch's cache folder would be: no link, the snippet runs all the same."""
+    import tempfile
+
+    from snippet_engine.runner import inductor_cache_dir
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    in_the_way = tmp_path / os.path.basename(inductor_cache_dir())
+    in_the_way.write_text("in the way")
+    (tmp_path / "snippets").mkdir()
+    runner = Runner(tmp_path / "snippets", tmp_path / "cache", preload=(), workers=1)
+    try:
+        assert runner.run(snippet(tmp_path, "runs.py", "print('ran')\n")).stdout == "ran\n"
+    finally:
+        runner.close()
+    assert in_the_way.read_text() == "in the way"
+
+
 def test_what_the_worker_imported_is_frozen_and_a_snippets_own_garbage_is_collected(engine, tmp_path):
     """The worker freezes what it imported before it forks (a cold build's snippets used some 12%
     less CPU): the child's collections skip it, and collect the snippet's own cycles as
