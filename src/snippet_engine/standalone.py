@@ -292,7 +292,8 @@ def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: Abstrac
                  if statements[i].seeds_constant
                  and (j := next((j for j in seeds[n + 1:] if statements[j].seeds == statements[i].seeds), None))
                  and not any(s in chosen for s in statements[i + 1:j])}
-        chosen = [s for s in chosen if s not in {statements[i] for i in reset}]
+        left_out = {statements[i] for i in reset}
+        chosen = [s for s in chosen if s not in left_out]
         kept_draws: set[Statement] = set()
         if seeds:  # what was drawn after the seed decides what the code draws next: keep the draws
             start = min(set(seeds) - reset)
@@ -576,12 +577,12 @@ class Source:
             return Program("", code.strip("\n"))
         kept = self.kept(block)
         wanted = free_names(kept)
+        earlier = [s for s in self.statements if s.last < block[0].first]
         # The block draws from what was drawn before it, unless it first seeds every generator seeded before it.
-        before = {s.seeds for s in self.statements if s.last < block[0].first and s.is_seed}
         first_draw = next((n for n, s in enumerate(kept) if calls_drawing(s.node, self.random)), None)
-        draws_after = first_draw is not None and not before <= {s.seeds for s in kept[:first_draw] if s.is_seed}
-        chosen, _ = needed([s for s in self.statements if s.last < block[0].first], wanted, self.drawn,
-                           draws_after, self.may_draw)
+        draws_after = first_draw is not None and not {s.seeds for s in earlier if s.is_seed} <= {
+            s.seeds for s in kept[:first_draw] if s.is_seed}
+        chosen, _ = needed(earlier, wanted, self.drawn, draws_after, self.may_draw)
         used = wanted.union(*(s.loads for s in chosen))
         inlined = Inlined(plain=True)
         for s in chosen + block:
