@@ -78,13 +78,14 @@ def screenshot(page, name, **options):
         page.screenshot(path=SHOTS / f"{name.replace('/', '_')}.png", **options)
 
 
+CLIPBOARD = ["clipboard-read", "clipboard-write"]
+COPY_BUTTON = "button.md-clipboard, button.md-code__button"
+
 # Open the folds around a block and select the content tab that holds it, as a reader would;
 # read the block's code (its textContent: the block's line spans are grid items, and innerText
 # would put a blank line after each), the text of the "Output" blocks under it and the copy the
-# build wrote for it; empty the clipboard; then bring the block's copy button on screen, wait
-# until it is at rest (as press() does) and return where its middle is: one round trip to the
-# page before the click.
-COPY_BUTTON = "button.md-clipboard, button.md-code__button"
+# build wrote for it; empty the clipboard; bring the block's copy button on screen and return
+# where its middle is.
 REVEAL_AND_READ = """async b => {
     for (let d = b.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
     const tab = b.closest('.tabbed-block');
@@ -99,30 +100,52 @@ REVEAL_AND_READ = """async b => {
     }
     await navigator.clipboard.writeText('');
     const button = b.querySelector(COPY_BUTTON);
-    button.scrollIntoView({block: 'center'});
-    await (AT_REST)(button);
+    button.scrollIntoView({block: 'center', behavior: 'instant'});
     const r = button.getBoundingClientRect();
     return [b.querySelector("code").textContent, shown, b.dataset.copy, r.x + r.width / 2, r.y + r.height / 2];
-}""".replace("COPY_BUTTON", repr(COPY_BUTTON)).replace("AT_REST", AT_REST)
+}""".replace("COPY_BUTTON", repr(COPY_BUTTON))
+
+# Every block rendered and every image loaded, until the returned function is called: then
+# nothing on the page changes its height as the page scrolls.
+HOLD_STILL = """style => {
+    const sheet = document.createElement('style');
+    sheet.textContent = style;
+    document.head.append(sheet);
+    document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager');
+    return sheet;
+}"""
 
 
 def copy_blocks(page):
-    """The snippets' code blocks a reader sees on a page (opened with clipboard permissions,
-    `open_page(..., permissions=CLIPBOARD)`). The home page shows its step-through's code in
-    the viewer only: the block itself is hidden there."""
-    return page.locator(".md-content div.highlight[data-copy] >> visible=true")
+    """The snippets' code blocks a reader can see on a page: those shown, and those in a fold or a
+    content tab, which the reader opens. The home page shows its step-through's code in the
+    viewer only: the block itself is hidden there."""
+    blocks = page.locator(".md-content div.highlight[data-copy]").element_handles()
+    reachable = page.evaluate("bs => bs.map(b => b.checkVisibility() || !!b.closest('details, .tabbed-block'))", blocks)
+    return [block for block, shown in zip(blocks, reachable) if shown]
 
 
-CLIPBOARD = ["clipboard-read", "clipboard-write"]
+def copy_with_buttons(page, last=False):
+    """[(block text, clipboard, shown output)] of the page's code blocks (or of its last one),
+    each copied with its button: the mouse pressed on the middle of the button, so that what
+    lay over it would take the click. The clipboard must hold what the build wrote for the
+    block (`data-copy`, which test_copies.py runs).
 
-
-def copy_with_button(block):
-    """(block text, clipboard, shown output) of a code block copied with its button: the mouse
-    pressed where the button rests, so that what lies over it would take the click. The
-    clipboard must hold what the build wrote for the block (`data-copy`, which test_copies.py
-    runs)."""
-    code, shown, wrote, x, y = block.evaluate(REVEAL_AND_READ)
-    block.page.mouse.click(x, y)
-    clipboard = block.page.evaluate("navigator.clipboard.readText()")
-    assert clipboard and clipboard.rstrip("\n") == wrote.rstrip("\n"), f"{block.page.url}: the copy button of\n{code[:300]}"
-    return code, clipboard, shown
+    A block that comes near the screen is rendered then (docs/assets/site.css), and one rendered
+    above the screen at its real height would move the button below it after it was found: while
+    the buttons are pressed, every block is rendered and every image loaded, so that nothing
+    moves. The layout is the same as a reader's, who scrolled there (test_browser.py:
+    test_blocks_render_when_scrolled_to_and_lay_out_as_if_always_rendered); the folds opened and
+    the tabs chosen stay so afterwards, the rendering of every block does not."""
+    sheet = page.evaluate_handle(HOLD_STILL, RENDER_EVERY_BLOCK)
+    page.wait_for_function("[...document.images].every(i => i.complete)")
+    blocks = copy_blocks(page)
+    copied = []
+    for block in blocks[-1:] if last else blocks:
+        code, shown, wrote, x, y = block.evaluate(REVEAL_AND_READ)
+        page.mouse.click(x, y)
+        clipboard = page.evaluate("navigator.clipboard.readText()")
+        assert clipboard and clipboard.rstrip("\n") == wrote.rstrip("\n"), f"{page.url}: the copy button of\n{code[:300]}"
+        copied.append((code, clipboard, shown))
+    sheet.evaluate("sheet => sheet.remove()")
+    return copied

@@ -33,8 +33,7 @@ from browsing import (
     PAGES,
     PHONE,
     RENDER_EVERY_BLOCK,
-    copy_blocks,
-    copy_with_button,
+    copy_with_buttons,
     open_page,
     screenshot,
     shot,
@@ -294,9 +293,7 @@ def test_a_page_at_1280_px_in_light(browser, urls, site_url, subtests, name):
             assert element.evaluate("e => e.naturalWidth") > 0, f"{name}: {element.get_attribute('src')}"
     with subtests.test("every copy button copies its block's runnable copy"):
         # What the build wrote for the block, which test_copies.py runs alone and compares with what it shows.
-        blocks = copy_blocks(page)
-        for i in range(blocks.count()):
-            code, clipboard, _ = copy_with_button(blocks.nth(i))
+        for code, clipboard, _ in copy_with_buttons(page):
             assert "pip install" not in clipboard, f"{name}: {code[:200]}"
     with subtests.test("nothing in a box rendered near the screen reaches beyond it"):
         nothing_beyond_its_box(page, name)
