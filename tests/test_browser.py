@@ -19,8 +19,7 @@ from browsing import (
     RENDER_EVERY_BLOCK,
     RENDERED,
     TWO_FRAMES,
-    copy_blocks,
-    copy_with_button,
+    copy_with_buttons,
     open_page,
     press,
     shot,
@@ -48,7 +47,7 @@ def test_copies_run_with_a_real_python_c(browser, urls, tmp_path, name):
     """The last block of a chapter whose copies inline helper modules or read data, with a real
     `python -c` in an empty folder, which it leaves empty."""
     page = open_page(browser, urls[name], permissions=CLIPBOARD)
-    code, clipboard, shown = copy_with_button(copy_blocks(page).last)
+    [(code, clipboard, shown)] = copy_with_buttons(page, last=True)
     page.context.close()
     done = subprocess.run([sys.executable, "-c", clipboard], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
@@ -319,21 +318,35 @@ def test_the_step_through_viewer_shows_each_step_of_the_recording(browser, urls,
     page.context.close()
 
 
-# Whole on the screen and on top: no part out of it, nothing drawn over its centre.
-ON_SCREEN = """e => {
-  const r = e.getBoundingClientRect(), hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
-  const out = r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth;
-  return out ? "off screen" : !hit ? "nothing at its centre" : e.contains(hit) ? "" : "covered by " + hit.outerHTML.slice(0, 80);
-}"""
+# The viewer's state, once drawn: its step counter; for the Next button, the highlighted line of code and each
+# current node, what is wrong with it ("" if it is whole on the screen and nothing is drawn over
+# its centre); whether Next can still be pressed, and where the middle of the button is.
+STEP_ON_SCREEN = """async viewer => {
+  await TWO_FRAMES;
+  const next = viewer.querySelector(".snippet-steps__controls button[data-go='1']");
+  const lines = viewer.querySelectorAll(".snippet-steps__code .is-current");
+  const nodes = viewer.querySelectorAll("svg [data-node].is-current");
+  const wrong = e => {
+    const r = e.getBoundingClientRect(), hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    const out = r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth;
+    return out ? "off screen" : !hit ? "nothing at its centre" : e.contains(hit) ? "" : "covered by " + hit.outerHTML.slice(0, 80);
+  };
+  const r = next.getBoundingClientRect();
+  return {counter: viewer.querySelector(".snippet-steps__counter").textContent,
+          lines: lines.length, nodes: nodes.length, last: next.getAttribute("aria-disabled") === "true",
+          wrong: [next, ...lines, ...nodes].map(e => wrong(e) && `${e.outerHTML.slice(0, 60)}: ${wrong(e)}`).filter(Boolean),
+          x: r.x + r.width / 2, y: r.y + r.height / 2};
+}""".replace("TWO_FRAMES", TWO_FRAMES)
 
 
 @pytest.mark.parametrize("name, n", VIEWERS)
 def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(browser, urls, name, n):
     """At 1280×800, at every step in both modes, the controls, the highlighted line of code and the
-    current node are on screen together, none covered (by the page's header or back-to-top button)."""
+    current node are on screen together, none covered (by the page's header or back-to-top button);
+    Next is pressed where the reader sees it."""
     page = open_page(browser, urls[name], height=800, reduced_motion="reduce")
     viewer = page.locator("figure.snippet-steps").nth(n)
-    next_button = viewer.get_by_role("button", name="Next", exact=True)
+    assert viewer.get_by_role("button", name="Next", exact=True).count() == 1
     # Come back up to the viewer from below, as a reader does: Material shows its back-to-top button.
     viewer.evaluate("v => scrollTo(0, v.getBoundingClientRect().bottom + scrollY + 400)")
     for _ in range(8):
@@ -344,17 +357,14 @@ def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(brow
         press(viewer.get_by_role("button", name=mode))
         step = 1
         while True:
-            page.evaluate(TWO_FRAMES)
+            shown = viewer.evaluate(STEP_ON_SCREEN)
             where = f"{name} viewer {n + 1}, {mode} step {step}"
-            parts = [next_button, viewer.locator(".snippet-steps__code .is-current"),
-                     viewer.locator("svg [data-node].is-current")]
-            assert parts[1].count() == 1 and parts[2].count() >= 1, where
-            for part in parts:
-                for i in range(part.count()):
-                    assert part.nth(i).evaluate(ON_SCREEN) == "", f"{where}: {part.nth(i).evaluate('e => e.outerHTML.slice(0, 60)')}"
-            if next_button.get_attribute("aria-disabled") == "true":
+            assert shown["counter"].startswith(f"Step {step} of "), where
+            assert shown["lines"] == 1 and shown["nodes"] >= 1, where
+            assert shown["wrong"] == [], where
+            if shown["last"]:
                 break
-            press(next_button)
+            page.mouse.click(shown["x"], shown["y"])
             step += 1
         assert step > 1, f"{where}: one step only"
     assert page.errors == []
