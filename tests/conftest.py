@@ -279,10 +279,15 @@ def project(tmp_path):
 
 def pytest_collection_modifyitems(config, items):
     """Tests of the built site run last, so that with two pytest-xdist workers one builds it while
-    the other runs the tests that need no site. Tests marked `cuda` run only where a CUDA GPU is."""
+    the other runs the tests that need no site; of those, the printed book's first: its PDF is
+    the longest step of any one test (some 25 s), which started last would leave the other
+    worker idle. Tests marked `cuda` run only where a CUDA GPU is."""
     import torch
 
-    items.sort(key=lambda item: "built_site" in getattr(item, "fixturenames", ()))
+    def needs(item):
+        return getattr(item, "fixturenames", ())
+
+    items.sort(key=lambda item: ("built_site" in needs(item), "book" not in needs(item)))
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="no CUDA GPU on this machine")
