@@ -389,6 +389,27 @@ def test_what_the_worker_imported_is_frozen_and_a_snippets_own_garbage_is_collec
     assert engine.run(snippet(tmp_path, "cycle.py", code)).stdout == "collected\ncollected\nTrue True\n"
 
 
+def test_the_imports_finalizers_are_left_to_the_process_end_and_a_snippets_own_run_at_its_exit(engine, tmp_path):
+    """What the worker's imports registered to be finalized at exit (torch's operator libraries)
+    is not run in each child; what the snippet registers runs at its exit, after its atexit
+    functions, as in `python snippet.py` (where the snippet's globals live until then)."""
+    code = textwrap.dedent("""\
+        import atexit
+        import weakref
+
+        import torch
+
+        class Model:
+            pass
+
+        model = Model()
+        weakref.finalize(model, print, "finalized")
+        atexit.register(print, "atexit")
+        print(sum(f.atexit for f in weakref.finalize._registry))
+        """)
+    assert engine.run(snippet(tmp_path, "finalized.py", code)).stdout == "1\natexit\nfinalized\n"
+
+
 def test_error_in_an_imported_module_names_both_places(engine, tmp_path):
     snippet(tmp_path, "helper.py", "def explode():\n    raise ValueError('bad value')\n")
     result = engine.run(snippet(tmp_path, "caller.py", "from helper import explode\n\nexplode()\n"))

@@ -51,6 +51,7 @@ import threading
 import time
 import traceback
 import types
+import weakref
 from typing import IO, Any, BinaryIO, NoReturn, cast
 
 from snippet_engine import scrapers
@@ -90,8 +91,8 @@ def local_deps(path: str, root: str, reads: set[str]) -> list[str]:
     """Project files this snippet imported or tried to open, besides itself. A file
     that did not exist is one too: the output changes when it appears."""
     modules = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
-    files = {f for f in modules if f and os.path.isfile(f)} | reads
-    return sorted(f for f in files if f != path and is_local(f, root) and not f.startswith(ENGINE))
+    files = {f for f in modules if f and is_local(f, root) and os.path.isfile(f)} | reads
+    return sorted(f for f in files if f != path and not f.startswith(ENGINE))
 
 
 def error_report(exc: BaseException, path: str, root: str,
@@ -200,10 +201,11 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     os._exit = exit_now
     signal.signal(signal.SIGALRM, time_is_up)
     signal.setitimer(signal.ITIMER_REAL, request["timeout"], 1)  # then every second until it stops
+    namespace: dict[str, Any] = {}  # the snippet's globals: alive until its exit functions have run
     try:
         if code is None:
             with recording(request.get("steps"), path):
-                runpy.run_path(path, run_name="__main__")
+                namespace = runpy.run_path(path, run_name="__main__")
         else:
             main = sys.modules["__main__"] = types.ModuleType("__main__")
             exec(compile(code, path, "exec"), main.__dict__)
@@ -218,6 +220,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         atexit._run_exitfuncs()  # multiprocessing stops its daemons, waits for its other processes
     except BaseException:  # noqa: BLE001 - the snippet's own result stands
         pass
+    del namespace
     finish(error)
     real_exit(0)
 
@@ -357,6 +360,12 @@ def main() -> None:
     # stays shared with the worker (each write would copy a page). A snippet's own objects are
     # collected as they would be.
     gc.freeze()
+    # What the imports left to be finalized at exit (torch: one finalizer per operator library,
+    # some 130, each undoing its registrations) is left to the process's end: a child would
+    # otherwise spend some 25 ms of each run on it after the snippet's own exit functions. It
+    # prints nothing, and the snippet's own finalizers still run at its exit.
+    for finalizer in list(weakref.finalize._registry):  # type: ignore[attr-defined]
+        finalizer.atexit = False
     protocol = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # stray prints from imports must not corrupt replies
     if hasattr(ctypes.CDLL(None), "prctl"):  # Linux: the orphans of snippets' processes come to us
