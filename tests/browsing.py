@@ -105,8 +105,8 @@ REVEAL_AND_READ = """async b => {
     return [b.querySelector("code").textContent, shown, b.dataset.copy, r.x + r.width / 2, r.y + r.height / 2];
 }""".replace("COPY_BUTTON", repr(COPY_BUTTON))
 
-# Every block rendered and every image loaded, until the returned function is called: then
-# nothing on the page changes its height as the page scrolls.
+# Every block rendered and every image loaded, until the style element it returns is removed:
+# meanwhile nothing on the page changes its height as the page scrolls.
 HOLD_STILL = """style => {
     const sheet = document.createElement('style');
     sheet.textContent = style;
