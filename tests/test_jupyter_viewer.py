@@ -66,7 +66,7 @@ def notebook():
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
     nb = notebook()
-    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=False,
+    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=False, shutdown_kernel="immediate",
                    resources={"metadata": {"path": str(tmp_path_factory.mktemp("notebook"))}}).execute()
     return nb
 
