@@ -318,9 +318,9 @@ def test_the_step_through_viewer_shows_each_step_of_the_recording(browser, urls,
     page.context.close()
 
 
-# The viewer's state, once drawn: its step counter; for the Next button, the highlighted line of code and each
-# current node, what is wrong with it ("" if it is whole on the screen and nothing is drawn over
-# its centre); whether Next can still be pressed, and where the middle of the button is.
+# The viewer's state, once drawn: its step counter; what is wrong with the Next button, the
+# highlighted line of code or a current node (off screen, or something drawn over its centre);
+# whether Next can still be pressed, and where the middle of the button is.
 STEP_ON_SCREEN = """async viewer => {
   await TWO_FRAMES;
   const next = viewer.querySelector(".snippet-steps__controls button[data-go='1']");
@@ -334,7 +334,8 @@ STEP_ON_SCREEN = """async viewer => {
   const r = next.getBoundingClientRect();
   return {counter: viewer.querySelector(".snippet-steps__counter").textContent,
           lines: lines.length, nodes: nodes.length, last: next.getAttribute("aria-disabled") === "true",
-          wrong: [next, ...lines, ...nodes].map(e => wrong(e) && `${e.outerHTML.slice(0, 60)}: ${wrong(e)}`).filter(Boolean),
+          wrong: [next, ...lines, ...nodes].map(e => [e, wrong(e)]).filter(([, what]) => what)
+                                           .map(([e, what]) => `${e.outerHTML.slice(0, 60)}: ${what}`),
           x: r.x + r.width / 2, y: r.y + r.height / 2};
 }""".replace("TWO_FRAMES", TWO_FRAMES)
 

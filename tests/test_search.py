@@ -54,15 +54,16 @@ def search(browser, urls):
     box = page.locator("input.md-search__input")
     box.click()
     page.wait_for_function(ANSWERED, arg=0)  # the index is loaded
-    entered = [""]
+    entered = ""
 
     def run(query):
+        nonlocal entered
         sent = page.evaluate("window.searchTraffic.sent")
         box.fill(query)  # entered whole, as pasted: one search, not one per letter typed
         box.press("End")  # Material searches on the key's keyup
-        if query != entered[0]:  # the same query again is not searched again
+        if query != entered:  # the same query again is not searched again
             page.wait_for_function(ANSWERED, arg=sent)
-        entered[0] = query
+        entered = query
         found = []
         for item in page.locator(".md-search-result__item").all():
             found.append({"title": item.locator("h1").inner_text(), "text": item.text_content(),
