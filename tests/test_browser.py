@@ -39,7 +39,6 @@ def test_search_finds_vector_jacobian(browser, urls):
     assert results.first.locator("h1").inner_text() == "Vector-Jacobian products"
     href = results.first.locator("a").first.get_attribute("href")
     assert urlparse(href).path == "/vector_jacobian_products/"
-    page.context.close()
 
 
 @pytest.mark.parametrize("name", ["custom_functions", "debugging_gradients", "gpu"])
@@ -48,7 +47,6 @@ def test_copies_run_with_a_real_python_c(browser, urls, tmp_path, name):
     `python -c` in an empty folder, which it leaves empty."""
     page = open_page(browser, urls[name], permissions=CLIPBOARD)
     [(code, clipboard, shown)] = copy_with_buttons(page, last=True)
-    page.context.close()
     done = subprocess.run([sys.executable, "-c", clipboard], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
@@ -65,7 +63,6 @@ def test_a_section_block_folds_its_setup(browser, urls):
     fold.locator("summary").click()
     assert fold.locator("pre").is_visible() and "import torch" in fold.locator("pre").inner_text()
     assert fold.locator("button, code").count() == 0, "the fold is not a code block of its own: no copy button"
-    page.context.close()
 
 
 # Records what scripts change in code blocks (a `pre` or its `code`) once the page is
@@ -136,7 +133,6 @@ def test_blocks_render_when_scrolled_to_and_lay_out_as_if_always_rendered(browse
     assert last.evaluate(RENDERED), f"{lazy} is rendered once scrolled to"
     page.add_style_tag(content=RENDER_EVERY_BLOCK)
     assert page.evaluate(LAYOUT) == laid_out
-    page.context.close()
 
 
 def test_a_phone_renders_at_load_the_blocks_within_two_and_a_half_screens(browser, urls):
@@ -151,7 +147,6 @@ def test_a_phone_renders_at_load_the_blocks_within_two_and_a_half_screens(browse
     assert [rendered for kind, top, rendered in blocks if kind == "prose-table"] == [True, False]
     assert all(rendered == (top < 2.5) for kind, top, rendered in blocks if abs(top - 2.5) > 0.05), blocks
     assert {top < 2.5 for kind, top, rendered in blocks} == {True, False}
-    page.context.close()
 
 
 @pytest.mark.parametrize("name, box, rem", [
@@ -173,7 +168,6 @@ def test_a_box_not_rendered_yet_holds_the_height_given_for_its_kind(browser, url
       return (e.getBoundingClientRect().height - ["paddingTop", "paddingBottom", "borderTopWidth", "borderBottomWidth"]
               .reduce((sum, side) => sum + parseFloat(s[side]), 0)) / parseFloat(getComputedStyle(document.documentElement).fontSize); }""")
     assert round(height, 2) == rem
-    page.context.close()
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -185,7 +179,6 @@ def test_a_link_to_a_heading_lands_on_it_with_the_blocks_above_not_rendered(brow
         page.wait_for_timeout(500)
         top = page.evaluate(f"document.getElementById('{heading}').getBoundingClientRect().top")
         assert 40 <= top <= 100, f"#{heading} is {top} px from the top, under the header"
-    page.context.close()
 
 
 def test_graphs_stay_legible_in_dark_mode(browser, urls):
@@ -196,7 +189,6 @@ def test_graphs_stay_legible_in_dark_mode(browser, urls):
     graph = page.locator(".snippet-graph img").first
     assert graph.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 255, 255)"
     assert graph.evaluate("e => getComputedStyle(e).filter") == "none", "drawn in the SVG file's own colours"
-    page.context.close()
 
 
 def test_the_colour_toggle_switches_the_scheme_and_remembers_it(browser, urls):
@@ -217,7 +209,6 @@ def test_the_colour_toggle_switches_the_scheme_and_remembers_it(browser, urls):
     assert page.evaluate(state) == ["default", "light", "#4051b5", ["Switch to dark mode"]]
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Switch to dark mode"
     assert page.errors == []
-    page.context.close()
 
 
 # Records the changes scripts make, once the page's content has begun to be parsed, to
@@ -315,7 +306,6 @@ def test_the_step_through_viewer_shows_each_step_of_the_recording(browser, urls,
                  or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
         assert apart, f"controls overlap: {a} {b}"
     assert page.errors == []
-    page.context.close()
 
 
 # The viewer's state, once drawn: its step counter; what is wrong with the Next button, the
@@ -369,7 +359,6 @@ def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(brow
             step += 1
         assert step > 1, f"{where}: one step only"
     assert page.errors == []
-    page.context.close()
 
 
 def test_a_viewer_on_a_phone_scrolls_its_graph_visibly_and_stacks_its_table(browser, urls):
@@ -396,7 +385,6 @@ def test_a_viewer_on_a_phone_scrolls_its_graph_visibly_and_stacks_its_table(brow
     assert label == '"Node"', "each cell says which column it is"
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.errors == []
-    page.context.close()
 
 
 def test_the_step_through_viewer_plays_and_answers_the_arrow_keys(browser, urls, recording):
@@ -415,7 +403,6 @@ def test_the_step_through_viewer_plays_and_answers_the_arrow_keys(browser, urls,
     viewer.get_by_role("button", name="Pause").click()
     assert viewer.get_by_role("button", name="Play").is_visible()
     assert page.errors == []
-    page.context.close()
 
 
 @pytest.mark.parametrize("scheme, width", [("light", 1280), ("dark", 1280), ("dark", 390)])
@@ -427,4 +414,3 @@ def test_step_through_graphs_are_legible(browser, urls, scheme, width):
     assert size >= 12 - 1e-3  # the browser's scale is a float
     fill = text.evaluate("t => getComputedStyle(t).fill")
     assert (fill == "rgb(0, 0, 0)") == (scheme == "light"), fill
-    page.context.close()

@@ -1,7 +1,7 @@
 """Every page of the built site in Chromium, as a reader meets it: opened once at 1280x800 in
 light and once 390 px wide in dark, and checked there (the other browser tests open a page of
-their own where a check needs a state of its own). Opening a page costs more than most checks
-(about 1.5 s here), so each width's checks share one opening; each check is a subtest, named
+their own where a check needs a state of its own). Loading a page costs more than most checks
+(about 0.55 s of CPU here), so each width's checks share one load; each check is a subtest, named
 where it fails (`SUBFAILED[every copy button copies its block's runnable copy] ...`). They run
 in an order where none finds the page changed in a way it does not expect: first what needs the
 page as it loads (a notebook page's first heading), then what scrolls and clicks (graphs coming
@@ -313,7 +313,6 @@ def test_a_page_at_1280_px_in_light(browser, urls, site_url, subtests, name):
         reads_in_full(found, name)
         wrapped = [row for b in found["blocks"] for row in b["wrappedTensorRows"]]
         assert wrapped == [], f"{name}: tensor rows broken over two lines, their columns out of line"
-    page.context.close()
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -346,7 +345,6 @@ def test_a_page_390_px_wide_in_dark(browser, urls, subtests, name):
             fits = formula["scrollWidth"] <= formula["clientWidth"]
             assert fits or formula["overflowX"] in ("auto", "scroll"), f"{name}: {formula['tex']!r} is cut off"
             assert formula["partsOutOfView"] == [], f"{name}: {formula['tex']!r} hides {formula['partsOutOfView']}"
-    page.context.close()
 
 
 @pytest.mark.parametrize("width", [1280, PHONE])
@@ -356,7 +354,6 @@ def test_the_boxes_checked_are_of_every_kind(browser, urls, width):
     for name in ["custom_functions", "performance", "debugging_gradients"]:
         page = open_page(browser, urls[name], width=width)
         kinds |= nothing_beyond_its_box(page, name)
-        page.context.close()
     assert kinds == BOX_KINDS
 
 
@@ -368,7 +365,6 @@ UNRULED = """.md-typeset .snippet-output pre > code { white-space: pre !importan
 def test_the_measures_find_output_that_scrolls_and_text_under_a_copy_button(browser, urls):
     page = open_page(browser, urls["autograd_basics"])
     found = measured(page, style=UNRULED)
-    page.context.close()
     assert any("RuntimeError: Trying to backward" in line for line in scrolling(found["blocks"]))
     assert found["covered"], "the copy button lies over the first line of long output"
     assert any(b["text"].startswith("tensor([[") for b in found["blocks"])

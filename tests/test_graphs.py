@@ -43,7 +43,6 @@ def test_a_click_or_the_enter_key_opens_a_graph_full_size(browser, urls, javascr
     link.focus()
     page.keyboard.press("Enter")
     check_opened_full_size(page, natural)
-    page.context.close()
 
 
 def check_opened_full_size(page, width):

@@ -23,7 +23,6 @@ def test_the_first_screen_says_why_and_shows_the_engine_at_work(browser, urls, s
     press(page.locator(".snippet-steps__controls button[data-go='1']").first)
     assert counter.inner_text() == "Step 2 of 5"
     assert not page.errors, page.errors
-    page.context.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -31,7 +30,6 @@ def test_the_home_page_fits_a_phone(browser, urls, scheme):
     page = open_page(browser, urls["home"], scheme=scheme, width=390, height=800)
     page.screenshot(path=SHOTS / f"home-390-{scheme}.png", full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    page.context.close()
 
 
 def test_the_home_page_leads_by_goal_to_the_chapters(browser, urls):
@@ -39,4 +37,3 @@ def test_the_home_page_leads_by_goal_to_the_chapters(browser, urls):
     rows = page.locator("h2:has-text('what you want to do') + * tr").all_inner_texts()
     for goal in ["backward()", "differentiable operation", "NaN gradient", "memory", "torch.compile"]:
         assert any(goal in row for row in rows), goal
-    page.context.close()

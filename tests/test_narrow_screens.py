@@ -34,7 +34,6 @@ def test_a_code_block_at_1280_px_holds_a_line_of_the_limit(browser, urls):
         const inner = code.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
         return [probe.getBoundingClientRect().width / 10 * limit, inner];
     }""", LINE_LIMIT)
-    page.context.close()
     assert room[0] <= room[1], f"{LINE_LIMIT} characters take {room[0]:.0f} px of a block's {room[1]:.0f} px"
 
 
@@ -48,7 +47,6 @@ def test_two_definitions_side_by_side_go_one_under_the_other_on_a_phone(browser,
         const r = b.getBoundingClientRect();
         return {text: b.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom}})""")
     screenshot(page, "formula-390-custom_functions")
-    page.context.close()
     (derivative,) = [b for b in bases if b["text"].startswith("ELU") and "′" in b["text"]]
     beside = [b["text"] for b in bases if b["right"] <= derivative["left"] + 1
               and b["top"] < derivative["bottom"] and derivative["top"] < b["bottom"]]
