@@ -286,10 +286,11 @@ def project(tmp_path):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests of the built site run last, so that with two pytest-xdist workers one builds it while
-    the other runs the tests that need no site; of those, the printed book's first: its PDF is
-    the longest step of any one test (some 25 s), which started last would leave the other
-    worker idle. Tests marked `cuda` run only where a CUDA GPU is."""
+    """Tests of the built site run last: each pytest-xdist worker starts on one half of this
+    order (`--dist worksteal`), so that one builds the site while the other runs the tests that
+    need no site; of the site's, the printed book's first: its PDF is the longest step of any
+    one test (some 25 s), which started last would leave the other worker idle. Tests marked
+    `cuda` run only where a CUDA GPU is."""
     import torch
 
     def needs(item):
