@@ -18,6 +18,7 @@ import nbformat
 import pytest
 import torch
 from browsing import SHOTS
+from jupyter_client import BlockingKernelClient
 from nbclient import NotebookClient
 
 from autograd_steps import Viewer, show_backward
@@ -219,7 +220,7 @@ def jupyterlab(tmp_path):
                 time.sleep(0.2)
         yield url, work
     finally:
-        settled(url)
+        settled(tmp_path / "run")
         kernels = children(server.pid)
         server.terminate()
         try:
@@ -236,22 +237,21 @@ def jupyterlab(tmp_path):
     assert not left, "the server stopped its kernels"
 
 
-def settled(url, seconds=15):
-    """Wait until no kernel of the server at `url` is still starting, about `seconds` at most: one asked
-    to shut down while it starts can keep the server from stopping (seen once: a test that opens
-    a notebook ended 0.06 s after the browser connected to its new kernel, and the server did not
-    stop in 60 s). A kernel starts in a few seconds here; one whose first connection from the
-    browser met jupyter_server's race (a 500 in the log, `'NoneType' object has no attribute
-    'kernel_ws_protocol'`) stays "starting" in the server's list, though it runs, and the server
-    then stops at once."""
-    for _ in range(int(seconds / 0.2)):
-        try:
-            with urllib.request.urlopen(f"{url}/api/kernels", timeout=5) as reply:
-                if all(k["execution_state"] not in ("starting", "unknown") for k in json.load(reply)):
-                    return
-        except OSError:
-            return  # the server is not answering: the teardown finds out why
-        time.sleep(0.2)
+def settled(runtime, seconds=60):
+    """Wait until each kernel that the server started (a connection file in its runtime folder)
+    answers a kernel_info request: one asked to shut down while it starts can keep the server from
+    stopping (seen once: a test that opens a notebook ended 0.06 s after the browser connected to
+    its new kernel, and the server did not stop in 60 s). The server's list of kernels cannot
+    tell: one whose first connection from the browser met jupyter_server's race (a 500 in the
+    log, `'NoneType' object has no attribute 'kernel_ws_protocol'`) stays "starting" there,
+    though it runs."""
+    for connection in runtime.glob("kernel-*.json"):
+        client = BlockingKernelClient(connection_file=str(connection))
+        client.load_connection_file()
+        client.start_channels()
+        with contextlib.suppress(RuntimeError):  # not in time, or it died: the teardown finds out
+            client.wait_for_ready(timeout=seconds)
+        client.stop_channels()
 
 
 def children(pid):
