@@ -192,7 +192,7 @@ def free_port():
 def jupyterlab(tmp_path):
     """JupyterLab on 127.0.0.1 serving tmp_path/work, with no token and every setting in tmp_path;
     stopped after the test, and with it its kernels."""
-    port, work = free_port(), tmp_path / "work"
+    port, work, runtime = free_port(), tmp_path / "work", tmp_path / "run"
     work.mkdir()
     config = {"ServerApp": {"ip": "127.0.0.1", "port": port, "open_browser": False, "root_dir": str(work),
                             "allow_root": True},  # CI containers run as root
@@ -203,7 +203,7 @@ def jupyterlab(tmp_path):
     notices = tmp_path / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
     notices.parent.mkdir(parents=True)  # no asking whether to fetch news from the internet
     notices.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "run"),
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(runtime),
            "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "ws"),
            "IPYTHONDIR": str(tmp_path / "ipython")}
     log = open(tmp_path / "jupyterlab.log", "w")
@@ -220,7 +220,7 @@ def jupyterlab(tmp_path):
                 time.sleep(0.2)
         yield url, work
     finally:
-        settled(tmp_path / "run")
+        settled(runtime)
         kernels = children(server.pid)
         server.terminate()
         try:
