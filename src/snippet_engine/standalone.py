@@ -579,7 +579,7 @@ class Source:
         wanted = free_names(kept)
         earlier = [s for s in self.statements if s.last < block[0].first]
         # The block draws from what was drawn before it, unless it first seeds every generator seeded before it.
-        first_draw = next((n for n, s in enumerate(kept) if calls_drawing(s.node, self.random)), None)
+        first_draw = next((n for n, s in enumerate(kept) if s in self.may_draw), None)
         draws_after = first_draw is not None and not {s.seeds for s in earlier if s.is_seed} <= {
             s.seeds for s in kept[:first_draw] if s.is_seed}
         chosen, _ = needed(earlier, wanted, self.drawn, draws_after, self.may_draw)
@@ -683,6 +683,8 @@ def used_data(data: Any, nodes: list[ast.AST]) -> Any:
     `data.get("model")`), through names bound to parts of it (`model = data["model"]`, `for v
     in data["variants"]`, `next(v for v in variants if ...)`); everything where the code does
     anything else with a part (passes it to a function, iterates its items)."""
+    if not isinstance(data, (dict, list)):  # no data file read, or one of a single value
+        return data
     parents = {child: node for root in nodes for node in ast.walk(root) for child in ast.iter_child_nodes(node)}
     paths: dict[str, set[tuple[object, ...]]] = {}  # name: the parts of the data it holds
     for read in (n for root in nodes for n in ast.walk(root) if is_data_read(n)):
@@ -691,7 +693,7 @@ def used_data(data: Any, nodes: list[ast.AST]) -> Any:
                 paths.setdefault(name, set()).add(())
             case _:
                 return data
-    if not paths or not isinstance(data, (dict, list)):
+    if not paths:
         return data
     used: set[tuple[object, ...]] = set()
     while True:
@@ -796,6 +798,7 @@ def is_docstring_node(node: ast.AST) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=4096)
 def plain(code: str) -> str:
     """Setup code as support, not as a lesson: without comment lines, docstrings and blank lines
     inside a definition. The page shows and explains that code where it teaches it; in a copy
