@@ -249,9 +249,11 @@ def settled(runtime, seconds=60):
         client = BlockingKernelClient(connection_file=str(connection))
         client.load_connection_file()
         client.start_channels()
-        with contextlib.suppress(RuntimeError):  # not in time, or it died: the teardown finds out
-            client.wait_for_ready(timeout=seconds)
-        client.stop_channels()
+        try:
+            with contextlib.suppress(RuntimeError):  # not in time, or it died: the teardown finds out
+                client.wait_for_ready(timeout=seconds)
+        finally:
+            client.stop_channels()
 
 
 def children(pid):
