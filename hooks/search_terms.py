@@ -10,10 +10,19 @@ The index pages (Home, Notebooks) set `search: boost: 0.01` in their front matte
 chapters and would otherwise come before a chapter that mentions a name once. The notebook pages
 are not indexed: they repeat their chapters. tests/test_search.py types each term into the built
 site and checks the first chapter.
+
+Readers also paste error messages, with their own shapes, numbers and operation names. Each
+section of the error pages (docs/errors_*.md) is headed by the first clause of the message it
+shows; a section whose output prints its heading gets that heading in a `message` field,
+boosted above titles (and below `terms`, which a one-word query for a name still reaches
+first): a pasted message, whole or its first clause, then finds the section that shows it
+before the chapter that introduces one of its words (`grad_fn`, `retain_graph`, `leaf`).
 """
 
+import html
 import json
 import os
+import re
 
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
@@ -43,6 +52,12 @@ def sections_with_terms(docs, location, terms):
     return found
 
 
+def shows_its_heading(doc):
+    """Whether a section of an error page prints the text of its own heading (its message)."""
+    text = " ".join(re.sub(r"<[^>]+>", " ", doc["text"]).split())
+    return doc["location"].startswith("errors_") and "#" in doc["location"] and html.unescape(doc["title"]) in html.unescape(text)
+
+
 # After the search plugin writes the index (priority 0), before the offline plugin inlines it (-100).
 @event_priority(-50)
 def on_post_build(config):
@@ -57,7 +72,10 @@ def on_post_build(config):
         terms.update(sections_with_terms(index["docs"], location, names))
     for doc in index["docs"]:
         doc.pop("terms", None)
+        doc.pop("message", None)
         if doc["location"] in terms:
             doc["terms"] = " ".join(terms[doc["location"]])
+        if shows_its_heading(doc):
+            doc["message"] = doc["title"]
     with open(path, "w", encoding="utf-8") as f:
         json.dump(index, f, separators=(",", ":"))
