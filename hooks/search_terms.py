@@ -40,6 +40,8 @@ INTRODUCED = {
     "custom_operators.md": ["custom_op", "opcheck"],
 }
 
+TERMS = {term.lower() for terms in INTRODUCED.values() for term in terms}
+
 
 def sections_with_terms(docs, location, terms):
     """{section location: [term]} for one chapter: each term goes to the first section of the
@@ -52,10 +54,15 @@ def sections_with_terms(docs, location, terms):
     return found
 
 
-def shows_its_heading(doc):
-    """Whether a section of an error page prints the text of its own heading (its message)."""
-    text = " ".join(re.sub(r"<[^>]+>", " ", doc["text"]).split())
-    return doc["location"].startswith("errors_") and "#" in doc["location"] and html.unescape(doc["title"]) in html.unescape(text)
+def message(doc, separator):
+    """The words of the message an error page's section prints as its heading, or None for
+    a section that prints no heading of its own. A term of INTRODUCED in a message is left
+    out: one-word queries for a term keep finding the chapter that introduces it first."""
+    title = html.unescape(doc["title"])
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", doc["text"])).split())
+    if not doc["location"].startswith("errors_") or "#" not in doc["location"] or title not in text:
+        return None
+    return " ".join(word for word in re.split(separator, title) if word and word.lower() not in TERMS)
 
 
 # After the search plugin writes the index (priority 0), before the offline plugin inlines it (-100).
@@ -75,7 +82,7 @@ def on_post_build(config):
         doc.pop("message", None)
         if doc["location"] in terms:
             doc["terms"] = " ".join(terms[doc["location"]])
-        if shows_its_heading(doc):
-            doc["message"] = doc["title"]
+        if (words := message(doc, index["config"]["separator"])) is not None:
+            doc["message"] = words
     with open(path, "w", encoding="utf-8") as f:
         json.dump(index, f, separators=(",", ":"))

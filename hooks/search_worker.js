@@ -14,3 +14,21 @@ lunr.TokenSet.prototype.toString = function () {
     name += label + this.edges[label].id + ","
   return (this._str = name)
 }
+
+// Material ends every word of a query with a wildcard, so that a word being typed finds the
+// words it begins: "detach" finds "detach_". A message pasted whole is no word being typed:
+// its short words ("a", "to", "in") then match every indexed word they begin, and "tensor"
+// matches "tensor_hooks". In a query of more than three words, each word is matched as it
+// is, after lunr's stop-word filter, as the pages' words were indexed.
+const query = lunr.Index.prototype.query
+lunr.Index.prototype.query = function (build) {
+  return query.call(this, built => {
+    build(built)
+    if (built.clauses.length > 3)
+      for (const clause of built.clauses)
+        if (clause.term.endsWith("*")) {
+          clause.term = clause.term.slice(0, -1)
+          clause.usePipeline = true
+        }
+  })
+}
