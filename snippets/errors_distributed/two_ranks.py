@@ -1,0 +1,54 @@
+"""Start two processes joined by torch.distributed (gloo, on this machine) and
+collect what a training function returns on each rank."""
+import datetime
+import multiprocessing
+import os
+import socket
+
+import torch
+import torch.distributed as dist
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def rank_main(rank, world_size, port, train, results):
+    """One rank: join the group, run train(rank), send back its result or error."""
+    # A process forked after its parent ran a torch operation can hang in
+    # torch's thread pool: each rank uses one thread.
+    torch.set_num_threads(1)
+    dist.init_process_group(
+        "gloo", init_method=f"tcp://127.0.0.1:{port}",
+        rank=rank, world_size=world_size, timeout=datetime.timedelta(seconds=60))
+    try:
+        result = train(rank)
+    except Exception as err:  # sent to the parent, which prints it
+        result = f"{type(err).__name__}: {err}"
+    finally:
+        dist.destroy_process_group()
+    results.put((rank, result))
+
+
+def run_on_two_ranks(train, timeout=120):
+    """train(rank) on ranks 0 and 1; returns their results, rank 0's first."""
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback ("lo0" on macOS)
+    fork = multiprocessing.get_context("fork")  # works for functions of __main__
+    results = fork.Queue()
+    port = free_port()
+    ranks = [fork.Process(target=rank_main, args=(rank, 2, port, train, results))
+             for rank in range(2)]
+    for process in ranks:
+        process.start()
+    try:
+        return [result for _, result in sorted(results.get(timeout=timeout)
+                                               for _ in ranks)]
+    finally:
+        for process in ranks:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.terminate()
+                process.join()
