@@ -58,8 +58,8 @@ def message(doc, separator):
     """The words of the message an error page's section prints as its heading, or None for
     a section that prints no heading of its own. A term of INTRODUCED in a message is left
     out: one-word queries for a term keep finding the chapter that introduces it first."""
-    title = html.unescape(doc["title"])
-    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", doc["text"])).split())
+    title = html.unescape(doc["title"])  # a heading leaves out the message's backticks
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", doc["text"])).replace("`", "").split())
     if not doc["location"].startswith("errors_") or "#" not in doc["location"] or title not in text:
         return None
     return " ".join(word for word in re.split(separator, title) if word and word.lower() not in TERMS)

@@ -13,7 +13,7 @@ RENDER_EVERY_BLOCK = ".md-typeset * { content-visibility: visible !important }"
 RENDERED = "e => e.checkVisibility({contentVisibilityAuto: true})"  # false where content-visibility skips it
 TWO_FRAMES = "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"  # rendered by then
 PHONE = 390  # px: the phone width the browser tests read pages at
-PAGES = ["home", "notebooks", *CHAPTERS, *(f"notebooks/{chapter}" for chapter in CHAPTERS)]
+PAGES = ["home", "notebooks", "errors", *CHAPTERS, *(f"notebooks/{chapter}" for chapter in CHAPTERS)]
 
 
 # The tab of each set of settings, shared by the tests that open pages with them: a new tab

@@ -40,7 +40,17 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
-CHAPTERS = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if p.stem not in ("index", "notebooks"))
+# Pages that are no chapter (no notebook, no snippets folder): the home page, the notebooks'
+# list, and the index of the error pages, which say `notebook: false` or hold no code.
+INDEX_PAGES = ["index", "notebooks", "errors"]
+CHAPTERS = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if p.stem not in INDEX_PAGES)
+
+
+def nav_pages(items):
+    """The pages of mkdocs.yml's nav (or of a section of it), in order."""
+    for item in items:
+        value = next(iter(item.values())) if isinstance(item, dict) else item
+        yield from nav_pages(value) if isinstance(value, list) else [value]
 
 
 def recorded_snippets():

@@ -8,7 +8,7 @@ import zipfile
 from importlib import metadata
 
 import yaml
-from conftest import CHAPTERS, ROOT, SNIPPETS, pages, soup
+from conftest import CHAPTERS, ROOT, SNIPPETS, nav_pages, pages, soup
 
 from snippet_engine.pages import MARK
 from snippet_engine.runner import PACKAGES
@@ -46,9 +46,10 @@ def test_graphs_and_figures_have_text_alternatives(built_site):
 
 
 def test_reading_straight_through_visits_each_chapter_once(built_site):
-    """From the home page, "Next" in the footer walks the chapters in nav order, then stops."""
+    """From the home page, "Next" in the footer walks the chapters and the error pages in nav
+    order, then stops (before the notebooks)."""
     nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
-    chapters = [next(iter(item.values())) for item in nav if isinstance(next(iter(item.values())), str)]
+    chapters = [page for page in nav_pages(nav) if not page.startswith("notebooks")]
     page, walked = built_site / "index.html", ["index.md"]
     while link := soup(page).select_one("a.md-footer__link--next"):
         page = (page.parent / link["href"]).resolve() / "index.html"

@@ -35,5 +35,5 @@ def test_the_home_page_fits_a_phone(browser, urls, scheme):
 def test_the_home_page_leads_by_goal_to_the_chapters(browser, urls):
     page = open_page(browser, urls["home"])
     rows = page.locator("h2:has-text('what you want to do') + * tr").all_inner_texts()
-    for goal in ["backward()", "differentiable operation", "NaN gradient", "memory", "torch.compile"]:
+    for goal in ["error message", "backward()", "differentiable operation", "NaN gradient", "memory", "torch.compile"]:
         assert any(goal in row for row in rows), goal

@@ -11,7 +11,7 @@ from importlib import metadata
 import nbformat
 import pytest
 import yaml
-from conftest import CHAPTERS, ROOT, soup
+from conftest import CHAPTERS, INDEX_PAGES, ROOT, nav_pages, soup
 from nbclient import NotebookClient
 
 FILE_NAME = re.compile(r"^'[\w.-]+\.\w+'$")  # what Jupyter shows of a returned file name
@@ -130,8 +130,8 @@ def test_the_install_cell_says_how_to_install_graphviz_where_graphs_need_it(buil
 
 def test_the_index_lists_every_notebook_in_the_order_of_the_nav(built_site):
     nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
-    chapters = [page.removesuffix(".md") for item in nav for page in item.values()
-                if isinstance(page, str) and page != "index.md"]
+    chapters = [page.removesuffix(".md") for page in nav_pages(nav)
+                if not page.startswith("notebooks") and page.removesuffix(".md") not in INDEX_PAGES]
     assert sorted(chapters) == CHAPTERS == sorted(p.stem for p in (built_site / "notebooks").glob("*.ipynb"))
     index = built_site / "notebooks" / "index.html"
     items = soup(index).select(".md-content article > ul > li")

@@ -8,6 +8,7 @@ come before a chapter, and an excerpt shows a formula as text (the katex plugin,
 """
 
 import re
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -20,7 +21,7 @@ HIGHER_ORDER = "Double backward and forward mode"
 DEBUGGING = "Debugging gradients"
 MEMORY = "Saving memory"
 OPERATORS = "Custom operators for torch.compile"
-INDEX_PAGES = {"Autograd Inside Out", "Home", "Notebooks"}
+INDEX_PAGES = {"Autograd Inside Out", "Home", "Notebooks", "Error messages"}
 
 # Each query the page sends to Material's search worker gets one reply. Counting both sides
 # tells when the list shows the results of the query entered, not of an earlier one.
@@ -69,7 +70,8 @@ def search(browser, urls):
             found.append({"title": item.locator("h1").inner_text(), "text": item.text_content(),
                           "href": item.locator("a").first.get_attribute("href"),
                           "html": item.inner_html(),
-                          "sections": [a.text_content() for a in item.locator("article").all()]})
+                          "sections": [a.text_content() for a in item.locator("article").all()],
+                          "links": [a.get_attribute("href") for a in item.locator("a").all()]})
         return found
 
     run.page = page
@@ -145,3 +147,144 @@ def test_an_excerpt_shows_formulas_as_text(search, query, heading, as_text):
 def test_excerpts_show_only_the_page_text(search):
     hits = search("gradcheck")
     assert hits and not any("snippetengine" in h["text"] for h in hits)
+
+
+# Messages as a reader's own run prints them: their shapes, numbers, version counters and
+# operation names, not the site's; each with the section of the error pages that shows it.
+PASTED = [
+    ("RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after "
+     "they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+     "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you "
+     "need to access saved tensors after calling backward.", "errors_graph/#backward-twice"),
+    ("Trying to backward through the graph a second time", "errors_graph/#backward-twice"),
+    ("RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+     "errors_graph/#does-not-require-grad"),
+    ("element 0 of tensors does not require grad", "errors_graph/#does-not-require-grad"),
+    ("RuntimeError: grad can be implicitly created only for scalar outputs", "errors_graph/#scalar-outputs"),
+    ("RuntimeError: The differentiated Tensor at index 3 appears to not have been used in the graph. "
+     "Set allow_unused=True if this is the desired behavior.", "errors_graph/#allow-unused"),
+    ("RuntimeError: Only Tensors of floating point and complex dtype can require gradients",
+     "errors_graph/#integer-requires-grad"),
+    ("RuntimeError: you can only change requires_grad flags of leaf variables. If you want to use a computed "
+     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().",
+     "errors_graph/#requires-grad-flags"),
+    ("RuntimeError: Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+     "errors_graph/#numpy-requires-grad"),
+    ("RuntimeError: Inference tensors cannot be saved for backward. To work around you can make a clone to get a "
+     "normal tensor and use it in autograd.", "errors_graph/#inference-tensors"),
+    (('RuntimeError: one of the variables needed for gradient computation has been modified by an inplace '
+     'operation: [torch.cuda.FloatTensor [128, 64]], which is output 0 of ReluBackward0, is at version 3; '
+     'expected version 2 instead. Hint: the backtrace further above shows the operation that failed to '
+     'compute its gradient. The variable in question was changed in there or anywhere later. Good luck!'),
+     'errors_inplace/#modified-by-inplace'),
+    (('RuntimeError: one of the variables needed for gradient computation has been modified by an inplace '
+     'operation: [torch.FloatTensor [10, 1]], which is output 0 of AsStridedBackward0, is at version 2; '
+     'expected version 1 instead. Hint: enable anomaly detection to find the operation that failed to '
+     'compute its gradient, with torch.autograd.set_detect_anomaly(True).'),
+     'errors_inplace/#modified-by-inplace'),
+    ('RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.',
+     'errors_inplace/#leaf-in-place'),
+    ('RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.',
+     'errors_inplace/#view-of-leaf-in-place'),
+    ('RuntimeError: leaf variable has been moved into the graph interior',
+     'errors_inplace/#moved-into-graph-interior'),
+    (('RuntimeError: Output 0 of UnbindBackward0 is a view and is being modified inplace. This view is the '
+     'output of a function that returns multiple views. Such functions do not allow the output views to be'
+     ' modified inplace. You should replace the inplace operation by an out-of-place one.'),
+     'errors_inplace/#view-modified-inplace'),
+    (('RuntimeError: A view was created in no_grad mode and is being modified inplace with grad mode '
+     'enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify '
+     "your code by moving both the view and the inplace either both inside the no_grad block (if you don't"
+     ' want the inplace to be tracked) or both outside (if you want the inplace to be tracked).'),
+     'errors_inplace/#view-created-in-no-grad'),
+    (('UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad '
+     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field to be "
+     'populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-'
+     'leaf Tensor by mistake, make sure you access the leaf Tensor instead.'),
+     'errors_training/#non-leaf-grad'),
+    ("RuntimeError: Function 'DivBackward0' returned nan values in its 1th output.",
+     'errors_training/#returned-nan'),
+    ("RuntimeError: Function 'SqrtBackward0' returned nan values in its 0th output.",
+     'errors_training/#returned-nan'),
+    (('RuntimeError: function MyReLUBackward returned an incorrect number of gradients (expected 3, got 1)'),
+     'errors_functions/#incorrect-number-of-gradients'),
+    (('RuntimeError: In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, '
+     'jacrev, ...), it must override the setup_context staticmethod. For more details, please see '
+     'https://pytorch.org/docs/main/notes/extending.func.html'),
+     'errors_functions/#setup-context'),
+    ('TypeError: save_for_backward can only save variables, but argument 2 is of type int',
+     'errors_functions/#save-for-backward'),
+    (('RuntimeError: Batch norm got a batched tensor as input while the running_mean or running_var, which '
+     'will be updated in place, were not batched.'),
+     'errors_functions/#per-sample-gradients'),
+    ('RuntimeError: One of the differentiated Tensors does not require grad',
+     'errors_functions/#gradient-penalty'),
+    (('UserWarning: Using backward() with create_graph=True will create a reference cycle between the '
+     'parameter and its gradient which can cause a memory leak. We recommend using autograd.grad when '
+     'creating the graph to avoid this. If you have to use this function, make sure to reset the .grad '
+     'fields of your parameters to None after use to break the cycle and avoid the leak.'),
+     'errors_functions/#create-graph-cycle'),
+    ('torch._dynamo.exc.Unsupported: Data-dependent branching',
+     'errors_functions/#compile-custom-function'),
+    (('UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and '
+     'later, you should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.'
+     '  Failure to do this will result in PyTorch skipping the first value of the learning rate schedule.'),
+     'errors_gpu/#lr-scheduler-before-step'),
+    ('RuntimeError: expected m1 and m2 to have the same dtype, but got: c10::Half != float',
+     'errors_gpu/#autocast-backward-dtype'),
+    ('RuntimeError: cudnn RNN backward can only be called in training mode',
+     'errors_gpu/#cudnn-rnn-backward-eval'),
+    ('RuntimeError: expected mat1 and mat2 to have the same dtype, but got: c10::Half != float',
+     'errors_gpu/#cuda-dtype-mismatch'),
+    (('UserWarning: torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. In '
+     'version 2.5 we will raise an exception if use_reentrant is not passed. use_reentrant=False is '
+     'recommended, but if you need to preserve the current default behavior, you can pass '
+     'use_reentrant=True. Refer to docs for more details on the differences between the two variants.'),
+     'errors_distributed/#checkpoint-use-reentrant'),
+    ('UserWarning: None of the inputs have requires_grad=True. Gradients will be None',
+     'errors_distributed/#checkpoint-no-input-grad'),
+    (('RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. '
+     'This error indicates that your module has parameters that were not used in producing loss. You can '
+     'enable unused parameter detection by passing the keyword argument `find_unused_parameters=True` to '
+     '`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs '
+     'participate in calculating loss.'),
+     'errors_distributed/#ddp-unused-parameters'),
+    (('RuntimeError: Expected to mark a variable ready only once. This error is caused by one of the '
+     'following reasons: 1) Use of a module parameter outside the `forward` function. Please make sure '
+     'model parameters are not shared across multiple concurrent forward-backward passes. or try to use '
+     '_set_static_graph() as a workaround if this module graph does not change during training loop.2) '
+     'Reused parameters in multiple reentrant backward passes.'),
+     'errors_distributed/#ddp-ready-only-once'),
+    ('one of the variables needed for gradient computation has been modified by an inplace operation', 'errors_inplace/#modified-by-inplace'),
+    ('Expected to have finished reduction in the prior iteration', 'errors_distributed/#ddp-unused-parameters'),
+    ('cudnn RNN backward can only be called in training mode', 'errors_gpu/#cudnn-rnn-backward-eval'),
+    ('Detected call of `lr_scheduler.step()` before `optimizer.step()`', 'errors_gpu/#lr-scheduler-before-step'),
+    ('a leaf Variable that requires grad is being used in an in-place operation', 'errors_inplace/#leaf-in-place'),
+]
+
+
+def best_section(hit):
+    """The first section a result lists (after its page), as page/#id."""
+    link = urlsplit(next((link for link in hit["links"] if "#" in link), hit["links"][0]))
+    return f"{link.path.strip('/')}/#{link.fragment}"
+
+
+@pytest.mark.parametrize(("query", "section"), PASTED, ids=[f"{s}-{len(q)}" for q, s in PASTED])
+def test_a_pasted_error_message_finds_the_section_that_shows_it_first(search, query, section):
+    hits = search(query)
+    assert hits, f"no result for {query!r}"
+    assert best_section(hits[0]) == section, f"{query[:60]!r}: {[best_section(h) for h in hits[:3]]}"
+
+
+@pytest.mark.parametrize("query", ["0", "element 0 of tensors", "version 0", "output 0 of TanhBackward0"])
+def test_digits_in_a_query_never_empty_the_results(search, query):
+    assert search(query), query
+
+
+@pytest.mark.parametrize(("query", "chapter"), [("GradScaler", "Running on a GPU"),
+                                                ("AccumulateGrad", None), ("MulBackward0", None)])
+def test_camel_case_names_are_found_whole(search, query, chapter):
+    """`GradScaler` is one word, not "grad" and "scaler": the first hit shows the name itself."""
+    hits = search(query)
+    assert hits and query.lower() in hits[0]["text"].lower(), f"{query}: {[h['title'] for h in hits[:3]]}"
+    assert chapter is None or hits[0]["title"] == chapter
