@@ -19,14 +19,12 @@ def flat(text):
 
 
 def index_rows(site):
-    """(message, section URL relative to the site, produced) of each row of the index's tables."""
-    page = site / "errors" / "index.html"
+    """(message, section URL relative to the site) of each row of the index's tables: the
+    message cell links its section."""
     rows = []
-    for row in soup(page).select(".md-content table tbody tr"):
-        cells = row.select("td")
-        link = cells[-1].select_one("a")
-        target = urljoin("errors/", link["href"])
-        rows.append((flat(cells[0].get_text()), target, "GPU" not in cells[-1].get_text()))
+    for row in soup(site / "errors" / "index.html").select(".md-content table tbody tr"):
+        link = row.select_one("td").select_one("a")
+        rows.append((flat(link.get_text()), urljoin("errors/", link["href"])))
     return rows
 
 
@@ -48,13 +46,13 @@ def section(site, target):
 def test_the_index_lists_every_error_page_and_at_least_forty_problems(built_site):
     rows = index_rows(built_site)
     assert len(rows) >= 40
-    assert {target.split("/")[0] for _, target, _ in rows} == set(ERROR_PAGES)
+    assert {target.split("/")[0] for _, target in rows} == set(ERROR_PAGES)
 
 
 def test_every_message_of_the_index_is_printed_in_its_section(built_site):
     """The message cell is the start of the message, found in an output block of the section it
     links as the build printed it; a problem with no message is named by its section's heading."""
-    for message, target, _ in index_rows(built_site):
+    for message, target in index_rows(built_site):
         heading, elements = section(built_site, target)
         outputs = [flat(block.get_text()) for element in elements
                    for block in ([element] if element.select_one(OUTPUT_BLOCKS) is None and element.css.match(OUTPUT_BLOCKS)
@@ -65,7 +63,7 @@ def test_every_message_of_the_index_is_printed_in_its_section(built_site):
 
 
 def test_every_section_of_the_error_pages_is_in_the_index(built_site):
-    listed = {target for _, target, _ in index_rows(built_site)}
+    listed = {target for _, target in index_rows(built_site)}
     for page in ERROR_PAGES:
         for heading in soup(built_site / page / "index.html").select(".md-content h2[id]"):
             assert f"{page}/#{heading['id']}" in listed, f"{page}: {heading.get_text()} is not in the index"
