@@ -41,10 +41,10 @@ PROSE = re.compile(r"<(?:(?P<tag>pre|a|h[1-6]|label|summary)\b.*?</(?P=tag)>"
                    r"|code>(?P<name>torch(?:\.\w+)+)(?:\([^<]*\))?</code>)", re.S)
 
 # Namespaces whose pages list their names in autosummary tables (`:toctree: generated`):
-# torch.md, tensors.md, autograd.md, func.api.md, cuda.md, optim.md, nn.md.
+# torch.md, tensors.md, autograd.md, func.api.md, cuda.md, optim.md, nn.md, nn.functional.md, linalg.md.
 GENERATED = {"torch", "torch.Tensor", "torch.autograd", "torch.autograd.Function", "torch.autograd.functional",
              "torch.autograd.forward_ad", "torch.autograd.graph.Node", "torch.func", "torch.cuda", "torch.optim",
-             "torch.optim.Optimizer", "torch.nn.utils"}
+             "torch.optim.Optimizer", "torch.nn.utils", "torch.nn.functional", "torch.nn.parallel", "torch.linalg"}
 # Names (and modules) documented on a page of the reference rather than on one of their own.
 ON_PAGE = {
     **dict.fromkeys(["torch.autograd", "torch.autograd.forward_ad", "torch.autograd.function", "torch.autograd.graph",
@@ -63,6 +63,8 @@ ON_PAGE = {
     "torch.utils.checkpoint.checkpoint": "checkpoint.html",
     "torch.func": "func.api.html",
     "torch.cuda": "cuda.html",
+    "torch.distributed": "distributed.html",
+    "torch.backends": "backends.html",
 }
 # Names that the reference lists under the module that defines them (torch.md, autograd.md).
 DOCUMENTED_AS = {
