@@ -11,12 +11,14 @@ chapters and would otherwise come before a chapter that mentions a name once. Th
 are not indexed: they repeat their chapters. tests/test_search.py types each term into the built
 site and checks the first chapter.
 
-Readers also paste error messages, with their own shapes, numbers and operation names. Each
-section of the error pages (docs/errors_*.md) is headed by the first clause of the message it
-shows; a section whose output prints its heading gets that heading in a `message` field,
-boosted above titles (and below `terms`, which a one-word query for a name still reaches
-first): a pasted message, whole or its first clause, then finds the section that shows it
-before the chapter that introduces one of its words (`grad_fn`, `retain_graph`, `leaf`).
+Readers also paste error messages, with their own shapes, numbers and operation names, or
+type the symptom they see. Each section that the error index (docs/errors.md) lists is headed
+by the first clause of the message it shows, or by its symptom where there is no message; its
+heading goes into a `problem` field, boosted as high as `terms`. A pasted message, whole or its
+first clause, then finds the section that shows it before the chapter that introduces one of
+its words (`grad_fn`, `retain_graph`, `leaf`), and a symptom finds its section before a message
+that shares one of its words. The terms of INTRODUCED are left out of the field: a one-word
+query for a term still finds the chapter that introduces it first.
 """
 
 import html
@@ -41,6 +43,7 @@ INTRODUCED = {
 }
 
 TERMS = {term.lower() for terms in INTRODUCED.values() for term in terms}
+ERROR_INDEX = "errors.md"
 
 
 def sections_with_terms(docs, location, terms):
@@ -54,15 +57,12 @@ def sections_with_terms(docs, location, terms):
     return found
 
 
-def message(doc, separator):
-    """The words of the message an error page's section prints as its heading, or None for
-    a section that prints no heading of its own. A term of INTRODUCED in a message is left
-    out: one-word queries for a term keep finding the chapter that introduces it first."""
-    title = html.unescape(doc["title"])  # a heading leaves out the message's backticks
-    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", doc["text"])).replace("`", "").split())
-    if not doc["location"].startswith("errors_") or "#" not in doc["location"] or title not in text:
-        return None
-    return " ".join(word for word in re.split(separator, title) if word and word.lower() not in TERMS)
+def problems(config):
+    """The locations of the sections that the error index links, one for each problem."""
+    with open(os.path.join(config.docs_dir, ERROR_INDEX), encoding="utf-8") as f:
+        links = re.findall(r"\]\(([\w/]+\.md)#([\w-]+)\)", f.read())
+    return {f"{File(src, config.docs_dir, config.site_dir, config.use_directory_urls).url}#{anchor}"
+            for src, anchor in links}
 
 
 # After the search plugin writes the index (priority 0), before the offline plugin inlines it (-100).
@@ -73,16 +73,17 @@ def on_post_build(config):
         return
     with open(path, encoding="utf-8") as f:
         index = json.load(f)
-    terms = {}
+    terms, named = {}, problems(config) if os.path.isfile(os.path.join(config.docs_dir, ERROR_INDEX)) else set()
     for src, names in INTRODUCED.items():
         location = File(src, config.docs_dir, config.site_dir, config.use_directory_urls).url
         terms.update(sections_with_terms(index["docs"], location, names))
     for doc in index["docs"]:
         doc.pop("terms", None)
-        doc.pop("message", None)
+        doc.pop("problem", None)
         if doc["location"] in terms:
             doc["terms"] = " ".join(terms[doc["location"]])
-        if (words := message(doc, index["config"]["separator"])) is not None:
-            doc["message"] = words
+        if doc["location"] in named:
+            words = re.split(index["config"]["separator"], html.unescape(doc["title"]))
+            doc["problem"] = " ".join(word for word in words if word and word.lower() not in TERMS)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(index, f, separators=(",", ":"))

@@ -263,14 +263,31 @@ PASTED = [
 ]
 
 
+# A problem with no message is searched by its symptom, in a reader's words.
+SYMPTOMS = [
+    ("total_loss += loss memory grows", "errors_training/#total-loss-memory"),
+    ("zero_grad forgotten gradients grow", "errors_training/#zero-grad-forgotten"),
+    ("frozen parameters still change", "errors_training/#frozen-parameters-move"),
+    ("model.eval() does not turn off gradients", "errors_training/#eval-is-not-no-grad"),
+    ("NaN gradient sqrt norm zero", "errors_training/#nan-sqrt-norm"),
+    ("NaN gradients torch.where", "errors_training/#nan-where"),
+    ("dropout inside a checkpoint", "errors_distributed/#checkpoint-dropout"),
+    ("grad is None after .to(device)", "errors_gpu/#grad-none-after-to"),
+    ("gradient None after argmax", "errors_graph/#non-differentiable-ops"),
+    ("writing through .data wrong gradients", "errors_inplace/#data-versus-detach"),
+    ("Hessian-vector product second gradient", "errors_functions/#hessian-vector-product"),
+    ("RNN hidden state detach truncated backpropagation", "errors_graph/#truncated-bptt"),
+]
+
+
 def best_section(hit):
     """The first section a result lists (after its page), as page/#id."""
     link = urlsplit(next((link for link in hit["links"] if "#" in link), hit["links"][0]))
     return f"{link.path.strip('/')}/#{link.fragment}"
 
 
-@pytest.mark.parametrize(("query", "section"), PASTED, ids=[f"{s}-{len(q)}" for q, s in PASTED])
-def test_a_pasted_error_message_finds_the_section_that_shows_it_first(search, query, section):
+@pytest.mark.parametrize(("query", "section"), PASTED + SYMPTOMS, ids=[f"{s}-{len(q)}" for q, s in PASTED + SYMPTOMS])
+def test_a_pasted_error_message_or_a_symptom_finds_the_section_that_shows_it_first(search, query, section):
     hits = search(query)
     assert hits, f"no result for {query!r}"
     assert best_section(hits[0]) == section, f"{query[:60]!r}: {[best_section(h) for h in hits[:3]]}"
