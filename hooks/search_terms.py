@@ -12,16 +12,15 @@ are not indexed: they repeat their chapters. tests/test_search.py types each ter
 site and checks the first chapter.
 
 Readers also paste error messages, with their own shapes, numbers and operation names, or
-type the symptom they see. Each section that the error index (docs/errors.md) lists is headed
-by the first clause of the message it shows, or by its symptom where there is no message; its
-heading goes into a `problem` field, boosted as high as `terms`. A pasted message, whole or its
-first clause, then finds the section that shows it before the chapter that introduces one of
-its words (`grad_fn`, `retain_graph`, `leaf`), and a symptom finds its section before a message
-that shares one of its words. The terms of INTRODUCED are left out of the field: a one-word
-query for a term still finds the chapter that introduces it first.
+type the symptom they see. The error index (docs/errors.md) names each problem by the start of
+its message, or by its symptom where there is none, and links the section about it; those
+names go into the section's `problem` field with its heading, boosted as high as `terms`. A pasted message,
+whole or its first clause, then finds the section that shows it before the chapter that
+introduces one of its words (`grad_fn`, `retain_graph`, `leaf`), and a symptom finds its
+section before a message that shares one of its words. The terms of INTRODUCED are left out of
+the field: a one-word query for a term still finds the chapter that introduces it first.
 """
 
-import html
 import json
 import os
 import re
@@ -58,11 +57,15 @@ def sections_with_terms(docs, location, terms):
 
 
 def problems(config):
-    """The locations of the sections that the error index links, one for each problem."""
+    """{section location: [problem]} of the sections that the error index links: each row names
+    a problem by the start of its message, or by its symptom, and links the section about it."""
     with open(os.path.join(config.docs_dir, ERROR_INDEX), encoding="utf-8") as f:
-        links = re.findall(r"\]\(([\w/]+\.md)#([\w-]+)\)", f.read())
-    return {f"{File(src, config.docs_dir, config.site_dir, config.use_directory_urls).url}#{anchor}"
-            for src, anchor in links}
+        rows = re.findall(r"^\| \[(.+?)\]\(([\w/]+\.md)#([\w-]+)\)", f.read(), re.M)
+    found = {}
+    for problem, src, anchor in rows:
+        url = File(src, config.docs_dir, config.site_dir, config.use_directory_urls).url
+        found.setdefault(f"{url}#{anchor}", []).append(problem)
+    return found
 
 
 # After the search plugin writes the index (priority 0), before the offline plugin inlines it (-100).
@@ -73,7 +76,7 @@ def on_post_build(config):
         return
     with open(path, encoding="utf-8") as f:
         index = json.load(f)
-    terms, named = {}, problems(config) if os.path.isfile(os.path.join(config.docs_dir, ERROR_INDEX)) else set()
+    terms, named = {}, problems(config) if os.path.isfile(os.path.join(config.docs_dir, ERROR_INDEX)) else {}
     for src, names in INTRODUCED.items():
         location = File(src, config.docs_dir, config.site_dir, config.use_directory_urls).url
         terms.update(sections_with_terms(index["docs"], location, names))
@@ -83,7 +86,7 @@ def on_post_build(config):
         if doc["location"] in terms:
             doc["terms"] = " ".join(terms[doc["location"]])
         if doc["location"] in named:
-            words = re.split(index["config"]["separator"], html.unescape(doc["title"]))
+            words = re.split(index["config"]["separator"], " ".join([doc["title"], *named[doc["location"]]]))
             doc["problem"] = " ".join(word for word in words if word and word.lower() not in TERMS)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(index, f, separators=(",", ":"))

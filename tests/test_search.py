@@ -255,6 +255,14 @@ PASTED = [
      '_set_static_graph() as a workaround if this module graph does not change during training loop.2) '
      'Reused parameters in multiple reentrant backward passes.'),
      'errors_distributed/#ddp-ready-only-once'),
+    ("RuntimeError: You tried to vmap over MyFunc, but it does not have vmap support. Please override and "
+     "implement the vmap staticmethod or set generate_vmap_rule=True.", "errors_functions/#setup-context"),
+    ("RuntimeError: vmap: It looks like you're either (1) calling .item() on a Tensor or (2) attempting to use a "
+     "Tensor in some data-dependent control flow or (3) encountering this error in PyTorch internals.",
+     "errors_functions/#per-sample-gradients"),
+    ("RuntimeError: Your training graph has changed in this iteration, e.g., one parameter is unused in first "
+     "iteration, but then got used in the second iteration. this is not compatible with static_graph set to True.",
+     "errors_distributed/#ddp-unused-parameters"),
     ('one of the variables needed for gradient computation has been modified by an inplace operation', 'errors_inplace/#modified-by-inplace'),
     ('Expected to have finished reduction in the prior iteration', 'errors_distributed/#ddp-unused-parameters'),
     ('cudnn RNN backward can only be called in training mode', 'errors_gpu/#cudnn-rnn-backward-eval'),
@@ -276,7 +284,7 @@ SYMPTOMS = [
     ("gradient None after argmax", "errors_graph/#non-differentiable-ops"),
     ("writing through .data wrong gradients", "errors_inplace/#data-versus-detach"),
     ("Hessian-vector product second gradient", "errors_functions/#hessian-vector-product"),
-    ("RNN hidden state detach truncated backpropagation", "errors_graph/#truncated-bptt"),
+    ("recurrent hidden state carried across batches", "errors_graph/#truncated-bptt"),
 ]
 
 

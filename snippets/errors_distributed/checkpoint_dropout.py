@@ -21,7 +21,7 @@ plain = weight_gradient(block)  # no checkpoint: the reference
 # --8<-- [start:error]
 wrong = weight_gradient(lambda x: checkpoint(
     block, x, use_reentrant=False, preserve_rng_state=False))
-print("largest difference from the plain gradient:", (wrong - plain).abs().max().item())
+print(f"largest difference from the plain gradient: {(wrong - plain).abs().max():.4g}")
 # --8<-- [end:error]
 
 # --8<-- [start:fix]
