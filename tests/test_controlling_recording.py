@@ -55,7 +55,7 @@ def test_all_three_switches_record_nothing_and_only_inference_mode_makes_inferen
     assert shown[3] == "True False", "after the blocks: recording on, inference mode off"
 
 
-def test_inference_mode_also_switches_off_forward_ad_and_view_tracking(chapter):
+def test_inference_mode_also_switches_off_forward_ad(chapter):
     import torch.autograd.forward_ad as fwAD
 
     tangents = {}
@@ -66,25 +66,38 @@ def test_inference_mode_also_switches_off_forward_ad_and_view_tracking(chapter):
                 tangents[name] = fwAD.unpack_dual(dual * 3).tangent
     assert torch.equal(tangents["no_grad"], torch.tensor([3.0, 3.0])), "no_grad keeps forward-mode AD"
     assert tangents["inference_mode"] is None, "inference_mode switches it off"
-    views = {}
-    for name, mode in (("no_grad", torch.no_grad), ("inference_mode", torch.inference_mode)):
-        with mode():
-            base = torch.arange(4.0)
-            view = base[:2]
-        views[name] = (view._is_view(), view._base is base)
-    assert views == {"no_grad": (True, True), "inference_mode": (False, False)}
-    with torch.inference_mode():
-        assert torch.arange(4.0)[:2]._base is None, "no _base at all"
     shown = chapter.shown("three_switches.py", "beyond_backward").splitlines()
-    assert shown == [
-        f"tangent of dual * 3: no_grad {tangents['no_grad']}  inference_mode {tangents['inference_mode']}",
-        "no_grad:        view {}  _base is base {}".format(*views["no_grad"]),
-        "inference_mode: view {}  _base is base {}".format(*views["inference_mode"])]
+    assert shown[0] == (
+        f"tangent of dual * 3: no_grad {tangents['no_grad']}  inference_mode {tangents['inference_mode']}")
     # backward recording is the same under both: neither result has a grad_fn
     x = torch.ones(3, requires_grad=True)
     for mode in (torch.no_grad, torch.inference_mode):
         with mode():
             assert (x * 2).grad_fn is None
+
+
+def test_inside_inference_mode_a_view_is_tracked_unless_its_base_is_an_inference_tensor(chapter):
+    ns = chapter.run("three_switches.py")
+    base, inference_base = ns["base"], ns["inference_base"]
+    assert not base.is_inference() and inference_base.is_inference()
+    # no_grad: a view of a normal tensor, tracked
+    assert ns["view"]._is_view() and ns["view"]._base is base
+    # inference_mode, a view of the inference tensor made in the block: not tracked, no _base at all
+    assert not ns["view_of_inference"]._is_view() and ns["view_of_inference"]._base is None
+    # inference_mode, a view of the normal tensor made under no_grad: tracked, as under no_grad
+    assert ns["view_of_normal"]._is_view() and ns["view_of_normal"]._base is base
+    # the same facts, independently of the snippet
+    normal = torch.arange(4.0)
+    with torch.inference_mode():
+        inference = torch.arange(4.0)
+        assert not inference[:2]._is_view() and inference[:2]._base is None
+        assert normal[:2]._is_view() and normal[:2]._base is normal
+    assert not inference[:2]._is_view(), "an inference tensor's views are untracked outside the block too"
+    facts = [(base, ns["view"]), (inference_base, ns["view_of_inference"]), (base, ns["view_of_normal"])]
+    shown = chapter.shown("three_switches.py", "beyond_backward").splitlines()
+    assert shown[1:] == [
+        f"{mode:15} base is_inference={b.is_inference()!s:5} view={v._is_view()!s:5} _base is base={v._base is b}"
+        for mode, (b, v) in zip(("no_grad", "inference_mode", "inference_mode"), facts)]
 
 
 def test_no_grad_allows_the_in_place_update_of_a_leaf(chapter):

@@ -30,13 +30,17 @@ with fwAD.dual_level():
           " inference_mode", fwAD.unpack_dual(inference_dual).tangent)
 
 with torch.no_grad():
-    base = torch.arange(4.0)
+    base = torch.arange(4.0)  # a normal tensor
     view = base[:2]
-print("no_grad:        view", view._is_view(), " _base is base", view._base is base)
 with torch.inference_mode():
-    base = torch.arange(4.0)
-    view = base[:2]
-print("inference_mode: view", view._is_view(), " _base is base", view._base is base)
+    inference_base = torch.arange(4.0)  # an inference tensor
+    view_of_inference = inference_base[:2]
+    view_of_normal = base[:2]
+for mode, v, source in [("no_grad", view, base),
+                        ("inference_mode", view_of_inference, inference_base),
+                        ("inference_mode", view_of_normal, base)]:
+    print(f"{mode:15} base is_inference={source.is_inference()!s:5} "
+          f"view={v._is_view()!s:5} _base is base={v._base is source}")
 # --8<-- [end:beyond_backward]
 
 # --8<-- [start:version]
