@@ -4,6 +4,8 @@ from torch import Tensor, autograd, nn
 
 # --8<-- [start:function]
 class GradReverse(autograd.Function):
+    generate_vmap_rule = True  # torch.vmap may run the methods below batched
+
     @staticmethod
     def forward(x: Tensor, lambd: float) -> Tensor:
         return x.view_as(x)  # the same values, in a new tensor this node owns
