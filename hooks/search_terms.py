@@ -58,8 +58,12 @@ def sections_with_terms(docs, location, terms):
 
 def problems(config):
     """{section location: [problem]} of the sections that the error index links: each row names
-    a problem by the start of its message, or by its symptom, and links the section about it."""
-    with open(os.path.join(config.docs_dir, ERROR_INDEX), encoding="utf-8") as f:
+    a problem by the start of its message, or by its symptom, and links the section about it.
+    A site without the index (a test's small site) has none."""
+    path = os.path.join(config.docs_dir, ERROR_INDEX)
+    if not os.path.isfile(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
         rows = re.findall(r"^\| \[(.+?)\]\(([\w/]+\.md)#([\w-]+)\)", f.read(), re.M)
     found = {}
     for problem, src, anchor in rows:
@@ -76,7 +80,7 @@ def on_post_build(config):
         return
     with open(path, encoding="utf-8") as f:
         index = json.load(f)
-    terms, named = {}, problems(config) if os.path.isfile(os.path.join(config.docs_dir, ERROR_INDEX)) else {}
+    terms, named = {}, problems(config)
     for src, names in INTRODUCED.items():
         location = File(src, config.docs_dir, config.site_dir, config.use_directory_urls).url
         terms.update(sections_with_terms(index["docs"], location, names))

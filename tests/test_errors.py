@@ -55,8 +55,7 @@ def test_every_message_of_the_index_is_printed_in_its_section(built_site):
     for message, target in index_rows(built_site):
         heading, elements = section(built_site, target)
         outputs = [flat(block.get_text()) for element in elements
-                   for block in ([element] if element.select_one(OUTPUT_BLOCKS) is None and element.css.match(OUTPUT_BLOCKS)
-                                 else element.select(OUTPUT_BLOCKS))]
+                   for block in ([element] if element.css.match(OUTPUT_BLOCKS) else element.select(OUTPUT_BLOCKS))]
         title = flat(heading.get_text()).removesuffix("¶").strip()
         if message != title:  # a problem with no message is named by its section's heading
             assert any(message in output for output in outputs), f"{target}: {message!r} is in no output"
