@@ -41,10 +41,11 @@ def test_search_finds_vector_jacobian(browser, urls):
     assert urlparse(href).path == "/vector_jacobian_products/"
 
 
-@pytest.mark.parametrize("name", ["custom_functions", "debugging_gradients", "gpu"])
+@pytest.mark.parametrize("name", ["custom_functions", "debugging_gradients", "gpu", "errors_distributed"])
 def test_copies_run_with_a_real_python_c(browser, urls, tmp_path, name):
-    """The last block of a chapter whose copies inline helper modules or read data, with a real
-    `python -c` in an empty folder, which it leaves empty."""
+    """The last block of a chapter whose copies inline helper modules or read data (or, on the
+    error page of DDP, start two processes), with a real `python -c` in an empty folder, which
+    it leaves empty."""
     page = open_page(browser, urls[name], permissions=CLIPBOARD)
     [(code, clipboard, shown)] = copy_with_buttons(page, last=True)
     done = subprocess.run([sys.executable, "-c", clipboard], cwd=tmp_path, capture_output=True, text=True,
