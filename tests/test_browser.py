@@ -25,6 +25,7 @@ from browsing import (
     shot,
 )
 from conftest import ROOT, SNIPPETS, kind, normalised
+from playwright.sync_api import expect
 
 from snippet_engine.chapter import parse
 from snippet_engine.kinds.steps import STEPS
@@ -35,8 +36,9 @@ def test_search_finds_vector_jacobian(browser, urls):
     page.click("input.md-search__input")
     page.keyboard.type("vector-Jacobian")
     results = page.locator(".md-search-result__item")
-    results.first.wait_for(timeout=15_000)
-    assert results.first.locator("h1").inner_text() == "Vector-Jacobian products"
+    # Typed a letter at a time, the list first shows the answers to "vec", "vector-J"...: wait
+    # for the one to the whole word.
+    expect(results.first.locator("h1")).to_have_text("Vector-Jacobian products", timeout=15_000)
     href = results.first.locator("a").first.get_attribute("href")
     assert urlparse(href).path == "/vector_jacobian_products/"
 
