@@ -271,6 +271,45 @@ FIGURES = """() => [...document.querySelectorAll('figure.snippet-figure')].map(f
             href: link && link.getAttribute('href'), label: link && link.textContent}})"""
 
 
+# The contrast of each copy button's icon with the block behind it (WCAG 2.1, 1.4.11: at least 3
+# for the parts of a control), its colour laid over the first opaque background under it;
+# and the blank space between the header and the title, and under the title, in px.
+CHROME = """() => {
+    const rgba = c => c.match(/[\\d.]+/g).map(Number).concat([1]).slice(0, 4);
+    const backdrop = e => {
+        for (; e; e = e.parentElement) {
+            const c = rgba(getComputedStyle(e).backgroundColor);
+            if (c[3] === 1) return c;
+        }
+        return rgba(getComputedStyle(document.body).backgroundColor);
+    };
+    const over = (c, b) => c.slice(0, 3).map((v, i) => v * c[3] + b[i] * (1 - c[3]));
+    const luminance = c => {
+        const [r, g, b] = c.map(v => v / 255).map(v => v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const ratio = (a, b) => (Math.max(luminance(a), luminance(b)) + 0.05) / (Math.min(luminance(a), luminance(b)) + 0.05);
+    const contrasts = [...document.querySelectorAll('.md-content .md-code__button')].slice(0, 20).map(b => {
+        const back = backdrop(b);
+        return ratio(over(rgba(getComputedStyle(b).color), back), back);
+    });
+    const h1 = document.querySelector('.md-content h1'), header = document.querySelector('.md-header');
+    const next = h1 && h1.nextElementSibling;
+    return {contrasts, above: h1 && h1.getBoundingClientRect().top - header.getBoundingClientRect().bottom,
+            under: next && next.getBoundingClientRect().top - h1.getBoundingClientRect().bottom};
+}"""
+
+
+def title_close_and_copy_buttons_seen(page, name):
+    """The title starts within 40 px of the header and its text within 24 px under it; every copy
+    button's icon has a contrast of at least 3 with its block."""
+    found = page.evaluate(CHROME)
+    if found["above"] is not None:
+        assert found["above"] <= 40 and found["under"] <= 24, f"{name}: blank space by the title {found}"
+    faint = [round(c, 2) for c in found["contrasts"] if c < 3]
+    assert faint == [], f"{name}: copy buttons at contrast {faint}"
+
+
 def test_the_pages_tested_one_by_one_are_the_site(urls):
     assert sorted(urls) == sorted(PAGES)
 
@@ -308,6 +347,8 @@ def test_a_page_at_1280_px_in_light(browser, urls, site_url, subtests, name):
         assert wide == [], f"{name}: a graph scrolls in its box"
     with subtests.test("display formulas do not overlap"):
         formulas_do_not_overlap(page, name)
+    with subtests.test("the copy buttons are seen"):
+        title_close_and_copy_buttons_seen(page, name)
     with subtests.test("output text reads in full"):
         found = measured(page)
         reads_in_full(found, name)
@@ -326,6 +367,8 @@ def test_a_page_390_px_wide_in_dark(browser, urls, subtests, name):
         assert width <= PHONE, f"{name} is {width} px wide"
     with subtests.test("graph node text is at least 12 px"):
         node_text_is_legible(page, name)
+    with subtests.test("the title sits by the header and the copy buttons are seen"):
+        title_close_and_copy_buttons_seen(page, name)
     with subtests.test("figures are legible and open full size"):
         for figure in page.evaluate(FIGURES):
             svg = page.request.get(page.url + figure["src"]).text()

@@ -3,7 +3,9 @@ documentation does not, and the step-through viewer of the first gradient, worki
 (the engine runs it for the home page as for the chapter)."""
 
 import pytest
+import yaml
 from browsing import SHOTS, open_page, press
+from conftest import ROOT
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -37,3 +39,12 @@ def test_the_home_page_leads_by_goal_to_the_chapters(browser, urls):
     rows = page.locator("h2:has-text('what you want to do') + * tr").all_inner_texts()
     for goal in ["error message", "backward()", "differentiable operation", "NaN gradient", "memory", "torch.compile"]:
         assert any(goal in row for row in rows), goal
+
+
+def test_the_home_page_promises_no_repository_the_site_does_not_link(browser, urls):
+    """The header links the source only where `repo_url` is set; the page speaks of a
+    repository only then."""
+    page = open_page(browser, urls["home"])
+    linked = page.locator(".md-header .md-source").count() > 0
+    assert linked == bool(yaml.safe_load((ROOT / "mkdocs.yml").read_text()).get("repo_url"))
+    assert linked or "repositor" not in page.locator("article").inner_text().lower()
