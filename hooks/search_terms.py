@@ -2,7 +2,8 @@
 
 Ranked on text alone, a name used everywhere (`grad_fn`, `requires_grad`, `leaf`) puts first
 whichever chapter uses it most, rarely the one that explains it. As Sphinx does with its
-`index` entries, each chapter here names the terms it introduces; the section of the chapter
+`index` entries, each chapter names the terms it introduces in its front matter
+(`terms: [grad_fn, leaf]`); the section of the chapter
 that first mentions a term (its heading or its text) gets it in a `terms` field of the search
 index, which mkdocs.yml boosts above titles. Queries are split by the same `separator`, so
 `optimizer.zero_grad()` and `torch.no_grad` reach the terms `zero_grad` and `no_grad`.
@@ -17,32 +18,30 @@ its message, or by its symptom where there is none, and links the section about 
 names go into the section's `problem` field with its heading, boosted as high as `terms`. A pasted message,
 whole or its first clause, then finds the section that shows it before the chapter that
 introduces one of its words (`grad_fn`, `retain_graph`, `leaf`), and a symptom finds its
-section before a message that shares one of its words. The terms of INTRODUCED are left out of
+section before a message that shares one of its words. The chapters' terms are left out of
 the field: a one-word query for a term still finds the chapter that introduces it first.
 """
 
 import json
 import os
 import re
+from pathlib import Path
 
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
+from mkdocs.utils.meta import get_data
 
-# The chapter that introduces each term (the home page's table of chapters says the same).
-INTRODUCED = {
-    "autograd_basics.md": ["requires_grad", "grad_fn", "leaf", "retain_graph", "zero_grad"],
-    "vector_jacobian_products.md": ["jacobian", "vjp"],
-    "controlling_recording.md": ["no_grad", "inference_mode", "set_grad_enabled", "create_graph"],
-    "custom_functions.md": ["gradcheck"],
-    "function_api.md": ["vmap", "setup_context"],
-    "higher_order.md": ["jvp", "gradgradcheck"],
-    "debugging_gradients.md": ["detect_anomaly", "register_hook"],
-    "saving_memory.md": ["saved_tensors_hooks", "checkpoint"],
-    "custom_operators.md": ["custom_op", "opcheck"],
-}
-
-TERMS = {term.lower() for terms in INTRODUCED.values() for term in terms}
 ERROR_INDEX = "errors.md"
+
+
+def introduced(config):
+    """{page's Markdown file: [term]} from the `terms` of each page's front matter."""
+    found = {}
+    for file in Path(config.docs_dir).rglob("*.md"):
+        _, meta = get_data(file.read_text(encoding="utf-8"))
+        if meta.get("terms"):
+            found[file.relative_to(config.docs_dir).as_posix()] = meta["terms"]
+    return found
 
 
 def sections_with_terms(docs, location, terms):
@@ -80,8 +79,9 @@ def on_post_build(config):
         return
     with open(path, encoding="utf-8") as f:
         index = json.load(f)
-    terms, named = {}, problems(config)
-    for src, names in INTRODUCED.items():
+    terms, named, chapters = {}, problems(config), introduced(config)
+    every_term = {term.lower() for names in chapters.values() for term in names}
+    for src, names in chapters.items():
         location = File(src, config.docs_dir, config.site_dir, config.use_directory_urls).url
         terms.update(sections_with_terms(index["docs"], location, names))
     for doc in index["docs"]:
@@ -91,6 +91,6 @@ def on_post_build(config):
             doc["terms"] = " ".join(terms[doc["location"]])
         if doc["location"] in named:
             words = re.split(index["config"]["separator"], " ".join([doc["title"], *named[doc["location"]]]))
-            doc["problem"] = " ".join(word for word in words if word and word.lower() not in TERMS)
+            doc["problem"] = " ".join(word for word in words if word and word.lower() not in every_term)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(index, f, separators=(",", ":"))
