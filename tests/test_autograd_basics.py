@@ -1,5 +1,6 @@
 """Claims of the chapter 'Autograd basics' (docs/autograd_basics.md)."""
 
+import inspect
 import math
 import re
 from collections import Counter
@@ -251,3 +252,148 @@ def test_solution_sine_derivative(chapter):
     assert torch.equal(dsin, torch.cos(x.detach()))
     assert 0 < abs(dsin[2].item()) < 1e-7, "float32's pi/2 is not exactly pi/2"
     assert x.grad is None
+
+
+# torch.autograd.grad's allow_unused, materialize_grads and is_grads_batched
+
+
+def test_an_unused_input_is_an_error_none_or_zeros(chapter):
+    name = "grad_unused_inputs.py"
+    ns = chapter.run(name)
+    x, w = ns["x"], ns["w"]
+    assert w.requires_grad and w.shape == (3,)
+    leaves = [node.variable for node in walk(ns["out"].grad_fn) if hasattr(node, "variable")]
+    assert any(leaf is x for leaf in leaves) and not any(leaf is w for leaf in leaves), "out uses x alone"
+    assert w.grad is None and x.grad is None, "torch.autograd.grad writes no .grad"
+    shown = chapter.shown(name, "error")
+    assert shown.startswith("RuntimeError: ") and "index 1" in shown and "allow_unused=True" in shown
+    assert "torch.autograd.grad(out, [x, w])" in chapter.path(name).read_text(), "w is the input at index 1"
+    assert chapter.shown(name, "allow_unused") == f"{torch.full((2, 2), 4.5)}\nNone\n"
+    assert chapter.shown(name, "materialize") == f"{torch.zeros(3)}\n"
+    assert torch.equal(ns["dout_dw"], torch.zeros_like(w)), "zeros of the input's shape"
+    # allow_unused defaults to materialize_grads: passing False with it is refused
+    out = (x * 2).sum()
+    with pytest.raises(ValueError, match="allow_unused"):
+        torch.autograd.grad(out, [x, w], materialize_grads=True, allow_unused=False)
+    assert "Defaults to the value of ``materialize_grads``" in torch.autograd.grad.__doc__
+
+
+def test_is_grads_batched_gives_the_jacobian_that_torch_func_gives(chapter):
+    name = "grad_batched_jacobian.py"
+    ns = chapter.run(name)
+    A, x, J = ns["A"], ns["x"].detach(), ns["J"]
+    assert A.shape == (3, 4) and J.shape == (3, 4), "three outputs of four inputs"
+    expected = (1 - torch.tanh(A @ x) ** 2)[:, None] * A  # d tanh(Ax) / dx, by hand
+    assert torch.allclose(J, expected, atol=1e-6)
+    for i, row in enumerate(torch.eye(3)):  # each row is one VJP with a unit vector
+        (vjp,) = torch.autograd.grad(ns["f"](ns["x"]), ns["x"], grad_outputs=row)
+        assert torch.allclose(J[i], vjp)
+    assert torch.equal(J, ns["J_vmap"]) and torch.equal(J, ns["J_jacrev"])
+    assert chapter.shown(name, "func") == "True\nTrue\n"
+    assert chapter.shown(name, "batched").startswith("torch.Size([3, 4])\n")
+    assert "vmap" in torch.autograd.grad.__doc__.split("is_grads_batched")[1].split("materialize_grads")[0]
+
+
+# The layout of .grad, zero_grad and in-place accumulation
+
+
+def test_backward_accumulates_into_the_same_grad_tensor(chapter):
+    name = "zero_grad_set_to_none.py"
+    assert chapter.shown(name, "in_place") == "True True\n"
+    assert chapter.shown(name, "keep") == f"True True\n{torch.zeros(2, 4)}\n"
+    assert chapter.shown(name, "none") == "None\nFalse False\n"
+    ns = chapter.run(name)
+    assert ns["model"].weight.grad is not ns["first"]
+    assert torch.equal(ns["first"], torch.zeros(2, 4)), "the old tensor, zeroed, kept by `first`"
+    assert torch.equal(ns["model"].weight.grad, torch.ones(2, 4)), "a new gradient: d sum(Wx) / dW = x = 1"
+    assert inspect.signature(torch.optim.Optimizer.zero_grad).parameters["set_to_none"].default is True
+
+
+def test_grad_gets_the_parameters_strides(chapter):
+    name = "grad_layout.py"
+    assert chapter.shown(name, "transposed") == "gradient computed: (3, 1)\nw:      (1, 4) False\nw.grad: (1, 4) False\n"
+    assert torch.empty(4, 3).stride() == (3, 1), "row-major (3, 1) for a new 4 x 3 tensor"
+    ns = chapter.run(name)
+    w, c = ns["w"], ns["c"]
+    assert w.shape == (4, 3) and torch.equal(w.grad, c), "d sum(w * c) / dw = c"
+    lines = chapter.shown(name, "channels_last").splitlines()
+    assert lines[0].endswith("True") and lines[1].endswith("True")
+    weight, grad = ns["conv"].weight, ns["conv"].weight.grad
+    assert lines == [f"weight: {weight.stride()} True", f"grad:   {grad.stride()} True"]
+    assert grad.stride() == weight.stride() == (27, 1, 9, 3), "the same strides"
+    assert grad.is_contiguous(memory_format=torch.channels_last) and not grad.is_contiguous()
+    every_other_column = torch.randn(4, 6)[:, ::2].detach().requires_grad_()
+    (every_other_column * torch.randn(4, 3)).sum().backward()
+    assert every_other_column.stride() == (6, 2) and every_other_column.grad.stride() == (3, 1), "gaps: row-major"
+
+
+# AccumulateGrad warns (once a process) that such a .grad does not match its parameter's layout.
+@pytest.mark.filterwarnings("ignore:grad and param do not obey the gradient layout contract:UserWarning")
+def test_an_existing_grad_keeps_its_layout_and_zero_grad_lays_it_out_again():
+    w = torch.randn(3, 4).t().detach().requires_grad_()
+    w.grad = torch.zeros(4, 3)  # row-major, not w's layout
+    (w * 2).sum().backward()
+    assert w.grad.stride() == (3, 1) and torch.equal(w.grad, torch.full((4, 3), 2.0)), "accumulated in place"
+    optimizer = torch.optim.SGD([w], lr=0.1)
+    optimizer.zero_grad(set_to_none=False)
+    (w * 2).sum().backward()
+    assert w.grad.stride() == (3, 1), "zeroing kept it"
+    optimizer.zero_grad()
+    (w * 2).sum().backward()
+    assert w.grad.stride() == w.stride() == (1, 4), "laid out again from the parameter"
+
+
+# Sparse gradients
+
+
+def test_a_sparse_embedding_gradient_holds_one_row_per_lookup(chapter):
+    name = "sparse_embedding_gradient.py"
+    ns = chapter.run(name)
+    tokens, grad = ns["tokens"], ns["grad"]
+    assert chapter.shown(name, "grad").splitlines()[0] == "torch.sparse_coo (10, 3) (10, 3)"
+    assert "nnz=4" in chapter.shown(name, "grad") and tokens.tolist() == [1, 4, 4, 7], "four rows, token 4 twice"
+    # grad is the tensor of the page's blocks: after the "accumulate" block it also holds token 2
+    dense, looked_up = grad.to_dense(), [1, 2, 4, 7]
+    assert torch.equal(dense[looked_up], torch.tensor([1.0, 1.0, 2.0, 1.0])[:, None].expand(4, 3))
+    assert (dense[[i for i in range(10) if i not in looked_up]] == 0).all(), "zero in every other row"
+    embedding = torch.nn.Embedding(10, 3)  # the dense gradient of the same lookups has the same values
+    embedding(tokens).sum().backward()
+    assert torch.equal(embedding.weight.grad, ns["grad"].to_dense() - torch.eye(10)[2][:, None].expand(10, 3))
+    coalesced = chapter.shown(name, "coalesce")
+    assert "indices=tensor([[1, 4, 7]])" in coalesced and "nnz=3" in coalesced
+    assert "[2., 2., 2.]" in coalesced, "token 4's gradient is 2"
+    accumulated = chapter.shown(name, "accumulate")
+    assert accumulated.startswith("True\n"), "the same tensor"
+    assert "indices=tensor([[1, 4, 4, 7, 2]])" in accumulated and "nnz=5" in accumulated, "appended, not added up"
+    assert ns["embedding"].weight.grad.is_sparse and not ns["embedding"].weight.grad.is_coalesced()
+
+
+def test_sgd_and_sparse_adam_take_a_sparse_gradient_and_adam_refuses_it(chapter):
+    shown = chapter.shown("sparse_embedding_gradient.py", "optimizers").splitlines()
+    assert shown[:2] == ["SGD: rows changed [1, 4, 7]", "SparseAdam: rows changed [1, 4, 7]"]
+    assert shown[2] == "Adam: RuntimeError: Adam does not support sparse gradients, please consider SparseAdam instead"
+    # SparseAdam takes only sparse gradients: a model with dense layers too needs two optimizers
+    torch.manual_seed(0)
+    embedding, linear = torch.nn.Embedding(10, 3, sparse=True), torch.nn.Linear(3, 1)
+    dense_only = torch.optim.SparseAdam(linear.parameters())
+    linear(embedding(torch.tensor([1, 4]))).sum().backward()
+    with pytest.raises(RuntimeError, match="SparseAdam does not support dense gradients"):
+        dense_only.step()
+    optimizers = [torch.optim.SparseAdam(embedding.parameters()), torch.optim.Adam(linear.parameters())]
+    before = [p.detach().clone() for p in (embedding.weight, linear.weight)]
+    for optimizer in optimizers:
+        optimizer.step()
+    assert not torch.equal(before[0], embedding.weight) and not torch.equal(before[1], linear.weight)
+
+
+def test_solution_sparse_rows(chapter):
+    name = "solution_sparse_rows.py"
+    ns = chapter.run(name)
+    shown = chapter.shown(name)
+    assert "indices=tensor([[0, 5, 0, 5]])" in shown and "nnz=4" in shown
+    assert "indices=tensor([[0, 5]])" in shown and "nnz=2" in shown
+    step = ns["embedding"].weight.detach() - ns["before"]
+    expected = torch.zeros(6, 2)
+    expected[[0, 5]] = -0.5 * 2
+    assert torch.allclose(step, expected, atol=1e-6)
+    assert (step[1:5] == 0).all(), "the other four rows are left alone"
