@@ -1,6 +1,7 @@
 """Claims of the chapter 'Vector-Jacobian products' (docs/vector_jacobian_products.md)."""
 
 import inspect
+import math
 
 import pytest
 import torch
@@ -248,3 +249,101 @@ def test_an_optimizer_steps_a_complex_parameter_as_its_real_pairs(chapter):
             closure().backward()
             optimizer.step()
     assert torch.allclose(torch.view_as_real(z.detach()), xy.detach(), atol=1e-12)
+
+
+# Gradients where a function has no derivative
+
+# The source of the notes' section (docs.pytorch.org/docs/stable/notes/autograd.html), at a fixed commit.
+NOTES = ("https://github.com/pytorch/pytorch/blob/3b5cdd4f472f28ef44038ccee2007539f7624abf/docs/source/notes/autograd.md"
+         "#gradients-for-non-differentiable-functions")
+
+
+def one_sided_derivatives(f, at, h=1e-6):
+    """The left and right derivatives of a scalar function at a point, in float64."""
+    at = torch.tensor(at, dtype=torch.float64)
+    return ((f(at) - f(at - h)) / h).item(), ((f(at + h) - f(at)) / h).item()
+
+
+def shown_lines(chapter, section):
+    """{label: tensor text} of a block of non_differentiable_points.py."""
+    lines = chapter.shown("non_differentiable_points.py", section).splitlines()
+    return {label.strip(): value.strip() for label, value in (line.split(":", 1) for line in lines)}
+
+
+def test_the_page_quotes_the_rules_of_the_autograd_notes():
+    page = " ".join((ROOT / "docs" / "vector_jacobian_products.md").read_text().split())
+    assert f"]({NOTES})" in page
+    assert '"a subgradient of minimum norm"' in page and '"note that `inf` is possible here"' in page
+
+
+def test_relu_and_abs_at_0_take_the_subgradient_of_minimum_norm(chapter):
+    ns = chapter.run("non_differentiable_points.py")
+    gradient = ns["gradient"]
+    shown = shown_lines(chapter, "kinks")
+    assert shown == {"relu": str(torch.tensor([0.0, 0.0, 1.0])), "abs": str(torch.tensor([-1.0, 0.0, 1.0]))}
+    for f, interval in ((torch.relu, (0.0, 1.0)), (torch.abs, (-1.0, 1.0))):
+        left, right = one_sided_derivatives(f, 0.0)
+        assert (left, right) == pytest.approx(interval), "the subgradients at 0: [left, right]"
+        minimum_norm = min(max(0.0, left), right)  # the point of [left, right] closest to 0
+        assert gradient(f, [0.0]).item() == minimum_norm == 0.0
+    x = torch.tensor([-1.0, 0.0, 1.0], requires_grad=True)
+    (by_vjp,) = torch.autograd.grad(torch.relu(x), x, grad_outputs=torch.ones(3))
+    assert torch.equal(by_vjp, gradient(torch.relu, [-1.0, 0.0, 1.0])), "the VJP with v all ones"
+
+
+def test_ties_split_the_gradient_evenly_the_minimum_norm_subgradient(chapter):
+    ns = chapter.run("non_differentiable_points.py")
+    gradient, scores = ns["gradient"], ns["scores"]
+    shown = shown_lines(chapter, "ties")
+    half, third = torch.tensor([0.0, 0.5, 0.5, 0.0]), torch.tensor([1 / 3, 1 / 3, 0.0, 1 / 3])
+    assert shown["max"] == shown["amax"] == str(half)
+    assert shown["min"] == shown["amin"] == str(third)
+    assert shown["maximum"] == str(torch.tensor([0.5, 0.5]))
+    assert scores == [1.0, 3.0, 3.0, 2.0]
+    # The subgradients of max at a tie of k entries: weights >= 0 on the tied entries, summing to 1.
+    torch.manual_seed(0)
+    for grad, tied in ((gradient(torch.max, scores), [1, 2]), (gradient(torch.min, [1.0, 1.0, 3.0, 1.0]), [0, 1, 3])):
+        assert torch.allclose(grad[tied], torch.full((len(tied),), 1 / len(tied))) and grad.sum().item() == pytest.approx(1)
+        others = torch.distributions.Dirichlet(torch.ones(len(tied))).sample((1000,))
+        assert (others.norm(dim=1) >= grad.norm() - 1e-6).all(), "no subgradient is shorter"
+
+
+def test_max_along_a_dimension_sends_the_gradient_to_the_first_tied_index(chapter):
+    shown = chapter.shown("non_differentiable_points.py", "max_dim").splitlines()
+    assert shown == ["tensor(3.) tensor(1)", f"max(dim): {torch.tensor([0.0, 1.0, 0.0, 0.0])}"]
+    ns = chapter.run("non_differentiable_points.py")
+    first_tied = ns["scores"].index(max(ns["scores"]))
+    assert ns["indices"].item() == first_tied == 1
+
+
+def test_norm_at_0_is_0_and_sqrt_at_0_is_inf(chapter):
+    shown = shown_lines(chapter, "norm_sqrt")
+    assert shown == {"norm": str(torch.zeros(3)), "sqrt": str(torch.tensor([math.inf, 0.25]))}
+    # every u with |u| <= 1 is a subgradient of the norm at 0: |y| >= u . y for all y
+    torch.manual_seed(0)
+    u = torch.randn(100, 3)
+    u = u / u.norm(dim=1, keepdim=True) * torch.rand(100, 1)
+    y = torch.randn(100, 3)
+    assert (y.norm(dim=1) >= (u * y).sum(dim=1)).all()
+    gradient = chapter.run("non_differentiable_points.py")["gradient"]
+    slopes = gradient(torch.sqrt, [1e-2, 1e-6, 1e-12]).tolist()
+    assert slopes == pytest.approx([5.0, 500.0, 5e5], rel=1e-4), "1 / (2 sqrt(x)), without bound towards 0"
+    assert gradient(torch.sqrt, [0.0]).item() == math.inf, "the limit"
+
+
+def test_clamp_computes_relu_but_passes_the_gradient_at_0(chapter):
+    ns = chapter.run("non_differentiable_points.py")
+    points = torch.tensor(ns["points"])
+    assert 0.0 in ns["points"]
+    assert torch.equal(points.clamp(min=0.0), torch.relu(points)), "the same values"
+    shown = shown_lines(chapter, "clamp")
+    assert shown == {"relu": str(torch.tensor([0.0, 0.0, 1.0])), "clamp(min)": str(torch.tensor([0.0, 1.0, 1.0]))}
+
+
+def test_solution_three_way_tie(chapter):
+    lines = chapter.shown("solution_three_way_tie.py").splitlines()
+    values = {line[:11].strip(): line[11:].strip() for line in lines}
+    third = torch.tensor([0.0, 1 / 3, 1 / 3, 1 / 3])
+    assert values == {"max()": str(third), "amax()": str(third), "max(dim=0)": str(torch.tensor([0.0, 1.0, 0.0, 0.0])),
+                      "abs(x - 5)": str(torch.tensor([-1.0, 0.0, 0.0, 0.0]))}
+    assert third.norm() < torch.tensor([0.0, 1.0, 0.0, 0.0]).norm(), "(0, 1, 0, 0) is longer"
