@@ -18,7 +18,8 @@ from conftest import ROOT, SNIPPETS, kind, printed, sharing, warnings_in
 BENCH = ROOT / "bench" / "gpu_benchmarks.py"
 RESULTS = ROOT / "bench" / "results" / "gpu_benchmarks.json"
 CUDA = torch.cuda.is_available()
-TINY = ["--sizes", "16", "32", "32", "4", "--batch", "8", "--warmup", "1", "--repeats", "3"]
+TINY = ["--sizes", "16", "32", "32", "4", "--batch", "8", "--warmup", "1", "--repeats", "3",
+        "--copy-batches", "2", "--copy-size", "64", "--index-rows", "4096"]
 
 
 def bench(*args, tmp_path):
@@ -211,6 +212,23 @@ def check_schema(results, device):
     devices = ["cpu"] + (["cuda"] if device == "cuda" else [])
     expected = [(m, d, a) for m in ("training step", "ELU forward and backward") for d in devices for a in three]
     assert [(r["measurement"], r["device"], r["activation"]) for r in rows] == expected
+    streams = results.get("streams")
+    if results["provenance"]["gpu"] is None or streams is not None:  # a CPU run records none
+        assert (streams is None) == (results["provenance"]["gpu"] is None)
+    if streams is not None:
+        assert set(streams) == {"settings", "baseline", "rows"} and streams["baseline"] == "one stream"
+        assert set(streams["settings"]) == {"batches", "size", "dtype"}
+        assert [r["variant"] for r in streams["rows"]] == ["copy only", "compute only", "one stream", "side stream"]
+        assert all(r["median_ms"] > 0 for r in streams["rows"])
+    determinism = results.get("determinism")
+    assert (determinism is None) == (streams is None), "both measured on a GPU, neither without"
+    if determinism is not None:
+        assert set(determinism) == {"settings", "baseline", "rows"}
+        assert determinism["baseline"] == {"deterministic": False}
+        assert set(determinism["settings"]) == {"weight", "rows", "dtype"}
+        assert [(r["operation"], r["deterministic"]) for r in determinism["rows"]] == [
+            ("index_select", False), ("index_select", True), ("gather", False), ("gather", True)]
+        assert all(r["median_ms"] > 0 for r in determinism["rows"])
 
 
 @pytest.fixture(scope="module")
@@ -243,6 +261,8 @@ def as_cuda_run(results, gpu="NVIDIA H200", cuda="12.8"):
 def test_a_tiny_cpu_trial_writes_the_schema(trial):
     check_schema(trial, "cpu")
     assert trial["provenance"]["gpu"] is None
+    assert "streams" in trial and trial["streams"] is None, "no streams measurement without a GPU"
+    assert "determinism" in trial and trial["determinism"] is None
     check_schema(as_cuda_run(trial), "cuda")
 
 
@@ -253,6 +273,8 @@ def test_a_tiny_cuda_run_writes_the_schema(tmp_path):
     assert done.returncode == 0, done.stderr
     results = json.loads(out.read_text())
     check_schema(results, "cuda")
+    assert results["streams"]["settings"] == {"batches": 2, "size": 64, "dtype": "float32"}
+    assert results["determinism"]["settings"] == {"weight": [1024, 256], "rows": 4096, "dtype": "float32"}
     assert results["provenance"]["gpu"] == torch.cuda.get_device_name()
     assert results["provenance"]["cuda"] == torch.version.cuda
 
@@ -715,3 +737,252 @@ def test_solution_clip_before_unscale(chapter):
     moved = [float(line.rsplit(" ", 1)[1]) for line in lines]
     assert lines[0].startswith("unscale_ first: True") and lines[1].startswith("unscale_ first: False")
     assert moved[0] / moved[1] == pytest.approx(65536, rel=0.01), "65536 times too short"
+
+
+# Pinned memory, non_blocking and a side stream
+
+
+def test_side_stream_copy_says_it_needs_a_gpu_or_shows_the_batches_arrive(chapter):
+    shown = chapter.shown("side_stream_copy.py", "train")
+    if CUDA:
+        device = chapter.run("side_stream_copy.py")["device"]
+        assert shown == "".join(f"step {i}: batch on {torch.device(device.type, 0)}, arrived whole: True\n"
+                                for i in range(3))
+    else:
+        assert shown == "No CUDA GPU: CUDA streams need one, so this block ran nothing here.\n"
+
+
+def test_on_device_queues_copies_on_a_side_stream_and_keeps_the_streams_in_step(chapter):
+    """The order the page describes: pin, copy under `torch.cuda.stream(side)` with non_blocking,
+    the current stream waits for the side stream, then record_stream, then the next copy."""
+    import ast
+    import inspect
+
+    on_device = chapter.run("prefetch.py")["on_device"]
+    source = inspect.getsource(on_device)
+    calls = [ast.unparse(node.func) for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)]
+    for call in ("torch.cuda.Stream", "batch.pin_memory", "torch.cuda.stream", "pinned.to",
+                 "current.wait_stream", "batch.record_stream", "torch.cuda.current_stream"):
+        assert call in calls, call
+    assert "pinned.to(device, non_blocking=True)" in source
+    assert "with torch.cuda.stream(copy_stream):" in source
+    order = [source.index(text) for text in ("ahead = queue_copy(batches[0])", "current.wait_stream(copy_stream)",
+                                              "batch.record_stream(current)", "ahead = queue_copy(batches[i + 1])",
+                                              "yield batch")]
+    assert order == sorted(order)
+
+
+def test_pin_memory_pins_where_there_is_a_gpu_and_a_pinned_tensor_is_kept():
+    batch = torch.randn(4, 4)
+    if CUDA:
+        pinned = batch.pin_memory()
+        assert pinned.is_pinned() and not batch.is_pinned() and pinned.pin_memory() is pinned
+    else:
+        with pytest.raises(RuntimeError, match="Cannot access accelerator device"):
+            batch.pin_memory()
+
+
+@pytest.mark.cuda
+def test_on_device_delivers_every_batch_whole_while_computing(chapter):
+    on_device = chapter.run("prefetch.py")["on_device"]
+    device = torch.device("cuda")
+    torch.manual_seed(0)
+    batches = [torch.randn(1024, 1024) for _ in range(5)]
+    weight = torch.randn(1024, 1024, device=device)
+    results = [(batch @ weight).sum() for batch in on_device(batches, device)]
+    expected = [(batch.to(device) @ weight).sum() for batch in batches]
+    assert all(torch.allclose(r, e) for r, e in zip(results, expected))
+    with torch.cuda.stream(torch.cuda.Stream()):
+        assert torch.cuda.current_stream() != torch.cuda.default_stream(), "a block changes the current stream"
+
+
+DETERMINISM_RUN = {
+    "settings": {"weight": [1024, 256], "rows": 1 << 20, "dtype": "float32"}, "baseline": {"deterministic": False},
+    "rows": [{"operation": op, "deterministic": flag, "median_ms": ms}
+             for op, flag, ms in [("index_select", False, 0.5), ("index_select", True, 1.5),
+                                  ("gather", False, 0.4), ("gather", True, 0.6)]]}
+
+
+def run_stream_results(chapter, worker, tmp_path, data, name="stream_results.py"):
+    folder = tmp_path / "project" / "snippets" / "gpu"
+    folder.mkdir(parents=True)
+    shutil.copy(chapter.path(name), folder / name)
+    path = tmp_path / "project" / "bench" / "results" / "gpu_benchmarks.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(data))
+    result = sharing(worker, tmp_path / "project").run(folder / name)
+    assert result.error is None, result.error
+    return result.stdout
+
+
+def test_the_page_shows_the_streams_measurement_only_from_a_cuda_run(chapter, worker, tmp_path, trial):
+    recorded = json.loads(RESULTS.read_text())
+    if not recorded.get("streams"):
+        assert chapter.shown("stream_results.py", "measured") == (
+            "No CUDA run of bench/gpu_benchmarks.py is recorded: nothing measured to show.\n")
+    cpu = run_stream_results(chapter, worker, tmp_path / "cpu", trial)
+    assert cpu == "No CUDA run of bench/gpu_benchmarks.py is recorded: nothing measured to show.\n"
+    medians = {"copy only": 10.0, "compute only": 20.0, "one stream": 31.0, "side stream": 22.0}
+    cuda_run = {**as_cuda_run(trial), "streams": {
+        "settings": {"batches": 8, "size": 4096, "dtype": "float32"}, "baseline": "one stream",
+        "rows": [{"variant": v, "median_ms": m} for v, m in medians.items()]},
+        "determinism": DETERMINISM_RUN}
+    check_schema(cuda_run, "cuda")
+    shown = run_stream_results(chapter, worker, tmp_path / "cuda", cuda_run).splitlines()
+    assert shown[0].startswith("8 pinned float32 batches of 4096 x 4096")
+    assert shown[1] == f"measured on NVIDIA H200, {trial['provenance']['date']}"
+    table = {line[:14].strip(): line[14:].split() for line in shown[4:]}
+    assert table == {v: [f"{m:.3f}", f"{m / 31.0:.2f}"] for v, m in medians.items()}
+
+
+# Deterministic algorithms
+
+DETERMINISTIC = "deterministic_algorithms.py"
+
+
+def test_the_flag_is_read_back_and_an_operation_without_a_deterministic_kernel_raises(chapter):
+    lines = chapter.shown(DETERMINISTIC, "flag").splitlines()
+    assert lines[:2] == ["enabled: False", "enabled: True"]
+    assert lines[2].startswith("RuntimeError: put_ does not have a deterministic implementation")
+    assert len(lines) == 3
+    assert not torch.are_deterministic_algorithms_enabled()
+    try:
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        with pytest.warns(UserWarning, match="put_ does not have a deterministic implementation"):
+            torch.zeros(4).put_(torch.tensor([0, 0]), torch.tensor([1.0, 2.0]))
+        torch.zeros(4).put_(torch.tensor([0, 0]), torch.tensor([1.0, 2.0]), accumulate=True)  # no warning
+    finally:
+        torch.use_deterministic_algorithms(False)
+
+
+def test_the_list_on_the_page_is_the_references(chapter):
+    doc = " ".join(torch.use_deterministic_algorithms.__doc__.split())
+    switched, raising = doc.split("will throw a :class:`RuntimeError` when ``mode=True``")
+    for entry in (":func:`torch.index_add` when called on CUDA tensor",
+                  ":func:`torch.Tensor.scatter_add_` when called on a CUDA tensor",
+                  ":func:`torch.repeat_interleave` when attempting to differentiate a CUDA tensor",
+                  ":class:`torch.nn.ReplicationPad1d` when attempting to differentiate a CUDA tensor",
+                  ":class:`torch.nn.MaxPool3d` when attempting to differentiate a CUDA tensor",
+                  ":class:`torch.nn.Conv2d` when called on CUDA tensor",
+                  ":func:`torch.Tensor.index_put` with ``accumulate=True`` when called on a CPU tensor"):
+        assert entry in switched, entry
+    for entry in ("AvgPool3d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool2d", "ReflectionPad1d",
+                  "grid_sample", "CTCLoss"):
+        assert re.search(rf"{entry}` when attempting to differentiate a CUDA tensor", raising), entry
+    assert "``bicubic``" in raising and "``trilinear``" in raising
+    assert ":func:`torch.Tensor.put_` when ``accumulate=False``" in raising, "on any device"
+    assert "deterministic operations tend to have worse performance" in doc
+    entries = re.findall(r"\* :(?:class|func):`[^`]+`[^*]*", switched + raising)
+    on_cuda = [e for e in entries if "CUDA" in e]
+    assert len(on_cuda) > len(entries) / 2, "most of the operations the flag affects are CUDA kernels"
+    assert sum("differentiate" in e for e in on_cuda) >= 10, "many of them run in backward"
+
+
+def test_the_adaptive_pool_backward_runs_on_the_cpu_and_not_on_cuda(chapter):
+    shown = chapter.shown(DETERMINISTIC, "backward")
+    if CUDA:
+        assert shown.startswith("RuntimeError: adaptive_avg_pool2d_backward_cuda does not have a deterministic")
+    else:
+        assert shown == "backward on cpu: gradient of shape (1, 1, 5, 5)\n"
+    starts = [math.floor(i * 5 / 3) for i in range(3)]
+    ends = [math.ceil((i + 1) * 5 / 3) for i in range(3)]
+    assert any(end > start for end, start in zip(ends, starts[1:])), "overlapping windows"
+
+
+def test_indexing_backward_accumulates_with_index_put_and_the_flag_keeps_the_result(chapter):
+    lines = chapter.shown(DETERMINISTIC, "same_gradient").splitlines()
+    assert lines == ["[1.0, 0.0, 3.0, 0.0, 0.0, 1.0]", "same as without the flag: True"]
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    calls = []
+
+    class Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            calls.append((func.overloadpacket.__name__, args, kwargs or {}))
+            return func(*args, **(kwargs or {}))
+
+    w = torch.randn(6, 3, requires_grad=True)
+    out = w[torch.tensor([0, 2, 2])]
+    assert out.grad_fn.name() == "IndexBackward0"
+    with Record():
+        out.sum().backward()
+    (put,) = [(args, kwargs) for name, args, kwargs in calls if name == "index_put"]
+    assert put == (put[0], {}) and put[0][3] is True, "index_put(grad_input, indices, grad, accumulate=True)"
+
+
+def test_under_the_flag_empty_memory_is_filled_with_nan_unless_turned_off(chapter):
+    lines = chapter.shown(DETERMINISTIC, "fill").splitlines()
+    if not CUDA:
+        assert lines[0] == "tensor([nan, nan, nan])"
+    assert lines[1] == "fill_uninitialized_memory: True"
+    try:
+        torch.use_deterministic_algorithms(True)
+        assert torch.empty(1000).isnan().all()
+        torch.utils.deterministic.fill_uninitialized_memory = False
+        block = torch.full((1000,), 7.0)
+        del block
+        assert not torch.empty(1000).isnan().all()
+    finally:
+        torch.utils.deterministic.fill_uninitialized_memory = True
+        torch.use_deterministic_algorithms(False)
+
+
+@pytest.mark.cuda
+def test_with_the_flag_cublas_needs_its_workspace_config(tmp_path):
+    script = ("import torch\ntorch.use_deterministic_algorithms(True)\n"
+              "a = torch.randn(8, 8, device='cuda')\ntry:\n    a @ a\n    print('ok')\n"
+              "except RuntimeError as err:\n    print(err)\n")
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "CUBLAS_WORKSPACE_CONFIG"}
+    unset = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert "CUBLAS_WORKSPACE_CONFIG=:4096:8 or CUBLAS_WORKSPACE_CONFIG=:16:8" in unset.stdout
+    fixed = subprocess.run([sys.executable, "-c", script], env={**env, "CUBLAS_WORKSPACE_CONFIG": ":4096:8"},
+                           capture_output=True, text=True, timeout=300)
+    assert fixed.stdout == "ok\n"
+
+
+def test_solution_backward_kernels(chapter):
+    lines = chapter.shown("solution_backward_kernels.py").splitlines()
+    runs = {line.split()[0]: line.split("backward runs: ")[1].split(", ") for line in lines}
+    assert runs == {"gather": ["ones_like", "expand", "new_zeros", "scatter_add", "detach"],
+                    "index_select": ["ones_like", "expand", "new_zeros", "index_add", "detach"],
+                    "w[rows]": ["ones_like", "expand", "new_zeros", "index_put", "detach"]}
+    w = torch.ones(2, requires_grad=True)
+    (w * 2).sum().backward()
+    assert w.grad is not None
+
+
+def test_the_page_shows_the_determinism_measurement_only_from_a_cuda_run(chapter, worker, tmp_path, trial):
+    none = "No CUDA run of bench/gpu_benchmarks.py is recorded: nothing measured to show.\n"
+    if not json.loads(RESULTS.read_text()).get("determinism"):
+        assert chapter.shown("determinism_results.py", "measured") == none
+    assert run_stream_results(chapter, worker, tmp_path / "cpu", trial, "determinism_results.py") == none
+    cuda_run = {**as_cuda_run(trial), "streams": {"settings": {"batches": 1, "size": 8, "dtype": "float32"},
+                                                  "baseline": "one stream", "rows": [
+        {"variant": v, "median_ms": 1.0} for v in ("copy only", "compute only", "one stream", "side stream")]},
+        "determinism": DETERMINISM_RUN}
+    check_schema(cuda_run, "cuda")
+    shown = run_stream_results(chapter, worker, tmp_path / "cuda", cuda_run, "determinism_results.py").splitlines()
+    assert shown[0] == "backward of 1,048,576 rows taken from a 1024 x 256 float32 parameter (indices repeat)"
+    assert shown[1] == f"measured on NVIDIA H200, {trial['provenance']['date']}"
+    table = {line[:14].strip(): line[14:].split() for line in shown[4:]}
+    assert table == {"index_select": ["0.500", "1.500", "3.00"], "gather": ["0.400", "0.600", "1.50"]}
+
+
+def test_the_determinism_measurement_times_both_settings_and_restores_the_flag(monkeypatch):
+    """Its function runs on any device: here on the CPU, tiny."""
+    import argparse
+    import importlib.util
+
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    spec = importlib.util.spec_from_file_location("gpu_benchmarks_module", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    measured = module.deterministic_backward(torch.device("cpu"),
+                                             argparse.Namespace(index_rows=512, warmup=1, repeats=3))
+    assert not torch.are_deterministic_algorithms_enabled()
+    assert measured["settings"] == {"weight": [1024, 256], "rows": 512, "dtype": "float32"}
+    assert [(r["operation"], r["deterministic"]) for r in measured["rows"]] == [
+        ("index_select", False), ("index_select", True), ("gather", False), ("gather", True)]
+    assert all(r["median_ms"] > 0 for r in measured["rows"])

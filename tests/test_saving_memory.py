@@ -293,6 +293,21 @@ def test_pinned_save_on_cpu_copies_on_a_cpu():
     assert stored is not t and stored.data_ptr() != t.data_ptr() and torch.equal(stored, t)
 
 
+def test_pinned_save_on_cpu_copies_without_waiting_but_on_the_current_stream():
+    """With pin_memory=True both copies are non_blocking (pinned memory only where a GPU
+    is), and the hooks queue them where they are called: no stream of their own."""
+    import inspect
+
+    source = inspect.getsource(torch.autograd.graph.save_on_cpu.__init__)
+    assert "pin_memory=is_pinnable" in source, "pack copies into page-locked memory"
+    assert "packed.copy_(tensor, non_blocking=is_pinnable)" in source, "the copy out"
+    assert "tensor.to(device, non_blocking=pin_memory)" in source, "the copy back"
+    assert "stream" not in source.lower(), "no side stream: the current stream's order"
+    page = (ROOT / "docs" / "saving_memory.md").read_text()
+    assert "gpu.md#pinned-memory-non_blocking-and-a-side-stream" in page
+    assert "### Pinned memory, `non_blocking` and a side stream" in (ROOT / "docs" / "gpu.md").read_text()
+
+
 def test_checkpoint_inputs_go_through_a_compressing_hook(chapter):
     ns = chapter.run("compress_saved.py")
     model, x, labels, exclude = ns["model"], ns["x"], ns["labels"], ns["exclude"]
