@@ -166,3 +166,108 @@ def test_the_committed_data_and_what_the_page_says_about_it(chapter):
     assert [kind(o) for o in outputs][-1] == "figure"
     assert f"{rows['tall']['jacfwd_seconds'] * 1e3:7.1f} ms" in printed(outputs)
     assert data["provenance"]["command"] in printed(outputs)
+
+
+# ---- torch.autograd.functional beside torch.func ---------------------------------------------
+
+FUNCTIONAL_BENCH = ROOT / "bench" / "autograd_functional.py"
+FUNCTIONAL_RESULTS = ROOT / "bench" / "results" / "autograd_functional.json"
+
+
+def test_functional_and_func_give_the_same_values(chapter):
+    ns = chapter.run("functional_and_func.py")
+    layer, loss, x, u, v = ns["layer"], ns["loss"], ns["x"], ns["u"], ns["v"]
+    z = ns["w1"] @ x
+    assert (z < 0).any() and (z > 0).any(), "both branches of the ELU"
+    J, H = ns["J"], ns["H"]
+    assert J.shape == (2, 4) and H.shape == (4, 4)
+    assert torch.allclose(J, jacrev(layer)(x)) and torch.allclose(J, jacfwd(layer)(x))
+    assert torch.allclose(H, torch.func.hessian(loss)(x)) and torch.allclose(H, H.T)
+    assert torch.allclose(ns["Hv"], H @ v) and torch.allclose(ns["vH"], v @ H)
+    assert torch.allclose(ns["Hv"], ns["vH"]), "the same vector for a symmetric H"
+    assert torch.allclose(ns["uJ"], u @ J) and torch.allclose(ns["Jv"], J @ v)
+    assert callable(ns["vjp_fn"]) and torch.equal(ns["out"], ns["out_func"])
+    assert chapter.shown("functional_and_func.py", "jacobian").splitlines()[-3:] == [
+        "jacrev: True", "jacfwd: True", "vectorize=True: True"]
+    assert chapter.shown("functional_and_func.py", "hessian").splitlines()[-2:] == [
+        "torch.func.hessian: True", "symmetric: True"]
+    assert chapter.shown("functional_and_func.py", "products") == (
+        "vjp: True True\njvp: True True\nhvp: True  vhp: True\n")
+
+
+def test_functional_jvp_needs_no_jvp_and_hvp_is_one_grad_call_more_than_vhp(elu, monkeypatch):
+    """The double backward trick works through a Function without jvp, which torch.func.jvp
+    refuses; vhp calls torch.autograd.grad twice, hvp three times."""
+    f = lambda z: elu["ELUFunction"].apply(z, 0.5)  # noqa: E731
+    z, v = torch.randn(6), torch.randn(6)
+    _, Jv = torch.autograd.functional.jvp(f, z, v)
+    assert torch.allclose(Jv, elu_first(z) * v)
+    with pytest.raises(NotImplementedError, match="jvp"):
+        jvp(f, (z,), (v,))
+    calls = []
+    original = torch.autograd.functional._autograd_grad
+    monkeypatch.setattr(torch.autograd.functional, "_autograd_grad",
+                        lambda *args, **kwargs: calls.append(1) or original(*args, **kwargs))
+    loss = lambda z: 0.5 * (f(z) ** 2).sum()  # noqa: E731
+    torch.autograd.functional.vhp(loss, z, v)
+    assert len(calls) == 2
+    calls.clear()
+    torch.autograd.functional.hvp(loss, z, v)
+    assert len(calls) == 3
+    assert "significantly slower than `vhp`" in torch.autograd.functional.hvp.__doc__
+    assert "experimental" in torch.autograd.functional.jacobian.__doc__
+
+
+def test_the_functional_benchmark_runs_and_writes_its_schema(tmp_path):
+    output = tmp_path / "autograd_functional.json"
+    data = run_benchmark(FUNCTIONAL_BENCH, output, "--inputs", 3, "--hidden", 4, "--outputs", 2,
+                         "--repeats", 2, "--warmup", 1)
+    assert {"cpu", "threads", "torch", "date", "command"} <= set(data["provenance"])
+    assert data["provenance"]["torch"] == torch.__version__
+    assert data["provenance"]["command"].endswith("--output " + str(output))
+    assert (data["inputs"], data["hidden"], data["outputs"], data["repeats"]) == (3, 4, 2, 2)
+    assert [r["group"] for r in data["results"]] == ["jacobian"] * 3 + ["hessian"] * 3 + ["hvp"] * 3 + ["jvp/vjp"] * 4
+    for row in data["results"]:
+        assert row["median_seconds"] > 0
+        if row["name"] == row["baseline"]:
+            assert row["ratio"] == 1.0
+
+
+def functional_rows():
+    data = json.loads(FUNCTIONAL_RESULTS.read_text())
+    return data, {r["name"]: r for r in data["results"]}
+
+
+def test_the_committed_functional_data_and_what_the_page_says_about_it(chapter):
+    data, rows = functional_rows()
+    assert (data["inputs"], data["hidden"], data["outputs"]) == (256, 256, 256)
+    assert data["provenance"]["threads"] == 1
+    ratio = {name: row["ratio"] for name, row in rows.items()}
+    seconds = {name: row["median_seconds"] for name, row in rows.items()}
+    for row in data["results"]:
+        assert row["ratio"] == pytest.approx(row["median_seconds"] / seconds[row["baseline"]])
+    old = "torch.autograd.functional."
+    assert ratio[old + "jacobian"] > 10 and ratio[old + "jacobian(vectorize=True)"] > 10
+    assert abs(seconds[old + "jacobian(vectorize=True)"] / seconds[old + "jacobian"] - 1) < 0.1
+    hessians = [old + "hessian", old + "hessian(vectorize=True)", "torch.func.hessian"]
+    assert min(hessians, key=seconds.get) == "torch.func.hessian"
+    assert max(hessians, key=seconds.get) == old + "hessian"
+    assert 1.5 < ratio[old + "hvp"] < 2.5, "about twice as long as vhp"
+    products = [old + "hvp", old + "vhp", "torch.func.jvp(grad(loss))"]
+    assert max(products, key=seconds.get) == "torch.func.jvp(grad(loss))"
+    assert seconds[old + "vjp"] < seconds["torch.func.vjp"] and seconds[old + "jvp"] < seconds["torch.func.jvp"]
+    shown = chapter.shown("functional_timings.py")
+    for name, row in rows.items():
+        assert f"  {name:50}{row['median_seconds'] * 1e3:7.2f} ms{row['ratio']:7.2f}x" in shown
+    assert data["provenance"]["command"] in shown and f"{data['repeats']} repeats" in shown
+    assert str(FUNCTIONAL_RESULTS) in map(str, chapter.result("functional_timings.py").deps)
+
+
+def test_exercise_double_backward_trick(chapter, elu):
+    ns = chapter.run("exercise_double_backward_trick.py")
+    z, v = ns["z"].detach(), ns["v"]
+    assert torch.allclose(ns["Jv"], elu_first(z) * v)
+    assert (z < 0).any() and (z > 0).any()
+    assert "jvp" not in vars(elu["ELUFunction"]) and "jvp" in vars(elu["ELUWithJvp"])
+    assert chapter.shown("exercise_double_backward_trick.py").splitlines()[1:] == [
+        "torch.autograd.functional.jvp: True", "torch.func.jvp with ELUWithJvp: True"]
