@@ -7,6 +7,10 @@ data file is checked against that file.
 
 import inspect
 import json
+import os
+import re
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -141,3 +145,102 @@ def test_solution_fused_saves_output(chapter):
     assert ns["saved"][0] is ns["y"] and len(ns["saved"]) == 1
     assert torch.allclose(ns["grad"], ns["reference"], atol=1e-7, rtol=0)
     assert chapter.shown("solution_fused_saves_output.py").startswith("gradcheck: True\nsaves the output: True")
+
+
+# ---- profiling the backward pass --------------------------------------------------------------
+
+ENGINE = "autograd::engine::evaluate_function: "
+
+
+def test_the_profile_rows_are_the_graph_s_nodes_with_their_counts(chapter):
+    ns = chapter.run("profile_backward.py")
+    rows = chapter.shown("profile_backward.py", "rows").splitlines()
+    counted = {line.rsplit(maxsplit=1)[0].removeprefix(ENGINE): int(line.rsplit(maxsplit=1)[1]) for line in rows}
+    assert all(line.startswith(ENGINE) for line in rows)
+    assert counted == {"MeanBackward0": 1, "PowBackward0": 1, "AddmmBackward0": 2, "TBackward0": 2,
+                       "torch::autograd::AccumulateGrad": 4, "ELUFunctionBackward": 1}
+    assert counted["torch::autograd::AccumulateGrad"] == len(list(ns["model"].parameters()))
+    assert sum(isinstance(m, torch.nn.Linear) for m in ns["model"]) == 2
+    names = {node.name() for node in ns["graph_nodes"](ns["loss"].grad_fn)}
+    assert names == set(counted)
+    assert chapter.shown("profile_backward.py", "graph") == "the profile's nodes are the graph's: True\n"
+    assert all(re.fullmatch(r"autograd::engine::evaluate_function: \S+ +\d+", line) for line in rows), "no times"
+
+
+def test_the_profile_order_is_the_order_the_engine_ran_the_nodes(chapter):
+    ns = chapter.run("profile_backward.py")
+    events = list(ns["prof"].events())
+    starts = [e.time_range.start for e in events]
+    assert starts == sorted(starts), "prof.events() in the order they started"
+    # Run the same model again with a pre-hook on every node, as the step-through records.
+    model, x, ran = ns["model"], ns["x"], []
+    loss = model(x).pow(2).mean()
+    for node in ns["graph_nodes"](loss.grad_fn):
+        node.register_prehook(lambda grads, node=node: ran.append(node.name()))
+    loss.backward()
+    shown = [line.split(maxsplit=1)[1] for line in chapter.shown("profile_backward.py", "order").splitlines()]
+    assert shown == ran == ns["ran"]
+    assert len(shown) == 11
+
+
+def test_the_elu_node_runs_the_operations_of_our_backward_and_the_table_adds_them_up(chapter):
+    ns = chapter.run("profile_backward.py")
+    assert chapter.shown("profile_backward.py", "inside") == (
+        "ELUFunctionBackward ['aten::ones_like', 'aten::gt', 'aten::exp', 'aten::mul', 'aten::where', "
+        "'aten::mul']\n")
+    node = ns["elu_node"]
+    assert [c.name for c in node.cpu_children] == ["ELUFunctionBackward"]
+    inner = node.cpu_children[0]
+    assert node.time_range.start <= inner.time_range.start and inner.time_range.end <= node.time_range.end
+    assert node.cpu_time_total >= inner.cpu_time_total
+    averages = {row.key: row for row in ns["prof"].key_averages()}
+    assert averages["aten::exp"].count == 2
+    inside = [op.name for op in inner.cpu_children]
+    assert inside.count("aten::exp") == 1, "one in the backward node, the other in the forward pass"
+    assert {kind(o) for o in chapter.outputs("profile_backward.py")} == {"stdout"}, "no Kineto log lines"
+
+
+def test_solution_profile_composite(chapter):
+    ns = chapter.run("solution_profile_composite.py")
+    composite = ns["elu_nodes"](True)
+    assert [name for name, _ in composite] == ["WhereBackward0", "MulBackward0", "SubBackward0", "ExpBackward0"]
+    ours = ns["elu_nodes"](False)
+    assert [name for name, _ in ours] == ["ELUFunctionBackward"]
+    assert sum(len(ops) for _, ops in composite) < sum(len(ops) for _, ops in ours)
+    assert dict(composite)["ExpBackward0"] == ["aten::mul"] and "aten::exp" in dict(ours)["ELUFunctionBackward"]
+    assert "aten::gt" not in [op for _, ops in composite for op in ops]
+    z = torch.randn(5, requires_grad=True)
+    y = ns["ELU"](composite=True)(z)
+    where = y.grad_fn
+    assert type(where).__name__ == "WhereBackward0" and torch.equal(where._saved_condition, z > 0)
+    exp_nodes = [f for f, _ in where.next_functions[1][0].next_functions[0][0].next_functions if f is not None]
+    assert type(exp_nodes[0]).__name__ == "ExpBackward0" and torch.equal(exp_nodes[0]._saved_result, torch.exp(z))
+    data = json.loads(DATA.read_text())
+    saved = {v["name"]: v["saved_bytes"] / data["input_bytes"] for v in data["variants"]}
+    assert (saved["composite"], saved["ELUFunction"]) == (1.25, 1.0)
+    shown = chapter.shown("solution_profile_composite.py").splitlines()
+    assert shown[0] == "ELUFunction: nodes 1, ATen operations 6"
+    assert shown[2] == "composite: nodes 4, ATen operations 4"
+
+
+def test_kineto_log_level_is_read_when_the_first_profile_starts():
+    """Without it, each profile writes lines with the time and the process id to stderr; set before
+    the first profile of the process it silences them, set after it does not."""
+    code = """
+import os, torch
+from torch.profiler import profile
+if {before}:
+    os.environ["KINETO_LOG_LEVEL"] = "6"
+with profile():
+    torch.ones(2).exp()
+os.environ["KINETO_LOG_LEVEL"] = "6"
+with profile():
+    torch.ones(2).exp()
+"""
+    env = {k: v for k, v in os.environ.items() if k != "KINETO_LOG_LEVEL"}
+    runs = {before: subprocess.run([sys.executable, "-c", code.format(before=before)], env=env,
+                                   capture_output=True, text=True, check=True)
+            for before in (True, False)}
+    assert runs[True].stderr == ""
+    assert re.search(r"\d\d:\d\d:\d\d (\d+):\1 .*profiler_start", runs[False].stderr), "the time, the process id"
+    assert runs[False].stderr.count("profiler_start") == 2, "the second profile still logs"
