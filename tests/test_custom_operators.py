@@ -7,6 +7,8 @@ data file is checked against that file.
 
 import ast
 import json
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -375,3 +377,147 @@ def test_a_kernel_registered_for_the_cpu_replaces_the_default_there(chapter):
 def test_solution_view_output(chapter):
     assert chapter.shown("solution_view_output.py") == (
         "first_row: RuntimeError, aliasing: True\nfirst_row_copy: tensor([0., 1., 2.])\n")
+
+
+# ---- compiled autograd -----------------------------------------------------------------------
+
+MODEL_NODES = ["SumBackward0", "AddmmBackward0", "AccumulateGrad", "TBackward0", "AccumulateGrad",
+               "EluBackward0", "AddmmBackward0", "AccumulateGrad", "TBackward0", "AccumulateGrad"]
+
+
+@pytest.fixture
+def compiled_autograd_off():
+    """Running the snippet here turns the setting on: it is turned back off after the test."""
+    with torch._dynamo.config.patch(compiled_autograd=False):
+        yield
+    torch._dynamo.reset()
+
+
+def engine_order(model, x):
+    """The class names of the nodes in the order the eager engine runs them (a pre-hook on each)."""
+    loss, ran, seen, todo = model(x).sum(), [], set(), []
+    todo.append(loss.grad_fn)
+    while todo:
+        node = todo.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            node.register_prehook(lambda grads, node=node: ran.append(type(node).__name__))
+            todo += [n for n, _ in node.next_functions]
+    loss.backward()
+    return ran
+
+
+def test_compiled_autograd_is_off_by_default_and_enable_is_private():
+    done = subprocess.run([sys.executable, "-c", "import torch._dynamo.config as c; print(c.compiled_autograd)"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout == "False\n"
+    assert not hasattr(torch._dynamo.compiled_autograd, "enable")
+    assert hasattr(torch._dynamo.compiled_autograd, "_enable")
+
+
+def test_compiled_autograd_captures_the_engine_s_nodes_and_the_gradients_are_eager_s(chapter, compiled_autograd_off):
+    lines = chapter.shown("compiled_autograd.py", "enable").splitlines()
+    assert lines == ["graph 1: linear, elu, linear, sum", "graph 2: " + ", ".join(MODEL_NODES),
+                     "captured by compiled autograd: 1", "gradients as eager: True"]
+    ns = chapter.run("compiled_autograd.py")
+    model = ns["mlp"](ns["F"].elu)
+    model.load_state_dict(ns["model"].state_dict())
+    assert engine_order(model, ns["x"]) == MODEL_NODES, "the order the engine runs them"
+    assert MODEL_NODES.count("AccumulateGrad") == len(list(model.parameters())) == 4
+
+
+def test_compiled_autograd_leaves_a_backward_outside_the_compiled_function(chapter, compiled_autograd_off):
+    assert chapter.shown("compiled_autograd.py", "outside") == "graphs: 1\ncaptured by compiled autograd: 0\n"
+
+
+def test_a_hook_is_traced_into_the_captured_graph(chapter, compiled_autograd_off):
+    lines = chapter.shown("compiled_autograd.py", "hook").splitlines()
+    nodes = MODEL_NODES[:-1] + ["clamp", "AccumulateGrad"]
+    assert lines == ["backward graph: " + ", ".join(nodes), "gradients as eager: True"]
+    ns = chapter.run("compiled_autograd.py")
+    torch.manual_seed(0)
+    plain = ns["mlp"](ns["F"].elu)
+    plain.load_state_dict(ns["model"].state_dict())
+    plain(ns["x"]).sum().backward()
+    assert plain[0].weight.grad.abs().max() > 0.01, "the hook clamps something"
+    assert ns["model"][0].weight.grad.abs().max() <= 0.01
+    assert torch.equal(ns["model"][0].weight.grad, plain[0].weight.grad.clamp(-0.01, 0.01))
+
+
+def test_aot_autograd_s_backward_graph_has_no_accumulate_grad():
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._functorch.aot_autograd import make_boxed_func
+
+    sys.path.insert(0, str(ROOT / "snippets" / "custom_operators"))
+    try:
+        from elu_models import mlp
+    finally:
+        sys.path.pop(0)
+    graphs = {}
+
+    def keep(kind):
+        def compiler(graph_module, example_inputs):
+            graphs[kind] = [str(n.target) for n in graph_module.graph.nodes if n.op == "call_function"]
+            return make_boxed_func(graph_module.forward)
+        return compiler
+
+    torch._dynamo.reset()
+    model = torch.compile(mlp(F.elu), backend=aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward")))
+    model(torch.randn(4, 64)).sum().backward()
+    assert "aten.elu_backward.default" in graphs["backward"], "ATen operations"
+    assert not any("accumulate" in op.lower() or "hook" in op.lower() for op in graphs["backward"])
+    torch._dynamo.reset()
+
+
+def test_with_inductor_the_captured_backward_graph_is_compiled_too(chapter, compiled_autograd_off):
+    """The default backend: Dynamo's forward graph and compiled autograd's backward graph, both compiled
+    by Inductor (from its cache when an earlier run compiled them)."""
+    from torch._dynamo.utils import counters
+
+    ns = chapter.run("compiled_autograd.py")
+    torch._dynamo.reset()
+    counters.clear()
+    torch.manual_seed(0)
+    model, x = ns["mlp"](ns["F"].elu), ns["x"]
+    ns["train_step"](model, x)
+    eager = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad()
+    torch._dynamo.config.compiled_autograd = True
+    torch.compile(ns["train_step"])(model, x)
+    assert counters["compiled_autograd"]["captures"] == 1
+    assert counters["inductor"]["fxgraph_cache_miss"] + counters["inductor"]["fxgraph_cache_hit"] == 2
+    assert all(torch.allclose(g, p.grad, atol=1e-6) for g, p in zip(eager, model.parameters()))
+
+
+def test_solution_compiled_autograd_hook(chapter, compiled_autograd_off):
+    lines = chapter.shown("solution_compiled_autograd_hook.py").splitlines()
+    assert lines[:2] == ["graphs: 2  breaks: 1", "Unsupported Tensor.backward() call"]
+    nodes = MODEL_NODES[:3] + ["mul"] + MODEL_NODES[3:]
+    assert lines[2] == "backward graph: " + ", ".join(nodes), "the hook after the second layer's AddmmBackward0"
+    assert lines[3] == "gradients as eager: True"
+    ns = chapter.run("solution_compiled_autograd_hook.py")
+    torch.manual_seed(0)
+    plain = ns["mlp"](F.elu)
+    plain.load_state_dict(ns["model"].state_dict())
+    plain(ns["x"]).sum().backward()
+    assert torch.allclose(ns["model"][0].weight.grad, 0.5 * plain[0].weight.grad), "halved below the hook"
+    assert torch.equal(ns["model"][2].weight.grad, plain[2].weight.grad), "unchanged above it"
+
+
+def test_the_setting_counts_when_torch_compile_is_called(chapter, compiled_autograd_off):
+    """A function compiled while the setting is off does not capture, even called with it on; one compiled
+    with it on does, even called with it off."""
+    from torch._dynamo.utils import counters
+
+    ns = chapter.run("compiled_autograd.py")
+    step, model, x = ns["train_step"], ns["model"], ns["x"]
+    captures = {}
+    for compiled_on, called_on in ((False, True), (True, False)):
+        torch._dynamo.reset()
+        counters.clear()
+        with torch._dynamo.config.patch(compiled_autograd=compiled_on):
+            compiled = torch.compile(step, backend="eager")
+        with torch._dynamo.config.patch(compiled_autograd=called_on):
+            compiled(model, x)
+        captures[compiled_on] = counters["compiled_autograd"]["captures"]
+    assert captures == {False: 0, True: 1}
