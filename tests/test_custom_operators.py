@@ -74,7 +74,8 @@ def test_opcheck_passes_gradcheck_too_and_f_elu_differs_in_last_bits(chapter, op
     elu = ns["elu"]
     z = torch.randn(30, dtype=torch.float64, requires_grad=True)
     assert gradcheck(lambda z: elu(z, 1.3), (z,)) and gradgradcheck(lambda z: elu(z, 1.3), (z,))
-    assert torch.library.opcheck(elu, (torch.randn(2, 3, 4, requires_grad=True), 2.0)) is not None
+    report = torch.library.opcheck(elu, (torch.randn(2, 3, 4, requires_grad=True), 2.0))
+    assert set(report.values()) == {"SUCCESS"} and len(report) == 4, report
     for ours, theirs in ((ns["ours"], ns["theirs"]), (ns["our_grad"], ns["their_grad"])):
         assert not torch.equal(ours, theirs), "they differ"
         assert torch.allclose(ours, theirs, rtol=0, atol=4 * torch.finfo(torch.float32).eps), "in the last bits"
