@@ -273,7 +273,7 @@ def test_a_lone_surrogate_fails_on_stdout_as_in_python(engine, tmp_path):
     path = snippet(tmp_path, "surrogate.py", SURROGATE)
     result = engine.run(path)
     assert result.error["type"] == "UnicodeEncodeError" and result.error["line"] == 3
-    assert "surrogates not allowed" in result.error["message"] and "scrapers.py" not in result.error["traceback"]
+    assert "surrogates not allowed" in result.error["message"] and "capture.py" not in result.error["traceback"]
     assert result.select()[0]["text"] == "lone \\ud800\n", "stderr escapes it, as Python's does"
     raised = engine.run(snippet(tmp_path, "raised.py", 'raise ValueError("lone \\ud800")\n'))
     assert raised.error["message"] == "lone ?"

@@ -4,7 +4,7 @@ It imports the modules named on its command line once (torch,
 matplotlib, torchviz: the plugin's `preload` setting); then, for each request, it
 forks a child that runs one snippet as `__main__`, the way
 `python snippets/<chapter>/<name>.py` would, and replies with what the
-snippet produced (see scrapers.py).
+snippet produced (see capture.py).
 
 The worker itself never runs a torch op: a child forked after the parent ran
 one hangs, because torch's intra-op thread pool does not survive fork.
@@ -54,7 +54,7 @@ import types
 import weakref
 from typing import IO, Any, BinaryIO, NoReturn, cast
 
-from snippet_engine import scrapers
+from snippet_engine.capture import Capture, install
 from snippet_engine.shapes import Failure, LineOutput, Reply, Request, failure
 
 PR_SET_CHILD_SUBREAPER = 36  # prctl's option, from <linux/prctl.h>
@@ -160,8 +160,8 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     sys.path[0] = "" if code is not None else os.path.dirname(path)
     sys.argv = ["-c"] if code is not None else [path]
     sys.stdin = open(0, closefd=False)
-    capture = scrapers.Capture(path, request["output_limit"])
-    scrapers.install(capture, fd_files, [os.path.join(private, name) for name in ("stdout", "stderr")])
+    capture = Capture(path, request["output_limit"])
+    install(capture, fd_files, [os.path.join(private, name) for name in ("stdout", "stderr")])
     reads = watch_reads(root, workdir)
     start = time.perf_counter()
     real_exit = os._exit

@@ -7,7 +7,7 @@ A kind module has:
 - `render(out, site, block)`: the HTML (`outputs_html` says what `site` and `block` are);
 - optionally `capture(capture, module)` and `HOOKS`, the name of the module it hooks:
   hooks installed in the worker's child once the snippet imports that module (at once if the
-  worker imported it ahead), which add outputs with `capture.add` (scrapers.py);
+  worker imported it ahead), which add outputs with `capture.add` (capture.py);
 - optionally `displayed(data)`: what it checks or completes in a bundle given to `display()`;
 - optionally `ASSETS`: {name: file} the page loads where it shows the kind.
 
