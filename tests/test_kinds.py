@@ -63,7 +63,7 @@ def test_a_step_through_recorded_without_graphviz_says_on_the_page_how_to_get_th
     recording = Recording(out, {id(x): "x"}, __file__)
     recording.run(out.backward)
     data = {STEPS: recording.data()}
-    kinds.displayed(data)
+    kinds.displayed(recording, data)
     assert data[STEPS]["svg"] is None
     page = PageHtml("p/", {})
     kinds.outputs_html([{"output_type": "display_data", "data": data}], page)

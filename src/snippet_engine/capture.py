@@ -15,6 +15,7 @@ way a Jupyter notebook does: `display(obj)` takes the object's
 import builtins
 import codecs
 import io
+import json
 import re
 import sys
 import types
@@ -199,20 +200,37 @@ REPRS = {"text/html": "_repr_html_", "image/svg+xml": "_repr_svg_"}
 
 
 def mime_bundle(obj: object) -> dict[str, Any]:
-    """What Jupyter's display() would show of `obj`."""
+    """What Jupyter's display() would show of `obj`, each MIME type's data checked (`checked`)."""
     if hasattr(obj, "_repr_mimebundle_"):
         data = obj._repr_mimebundle_()
         data = data[0] if isinstance(data, tuple) else data
+        if not isinstance(data, dict):
+            raise TypeError(f"display(): {type(obj).__name__}._repr_mimebundle_() returned "
+                            f"{type(data).__name__}, not a dict of MIME types")
     else:
         data = {mime: text for mime, name in REPRS.items() if hasattr(obj, name) and (text := getattr(obj, name)())}
-    return {"text/plain": repr(obj), **data}
+    return {mime: checked(mime, value) for mime, value in {"text/plain": repr(obj), **data}.items()}
+
+
+def checked(mime: object, value: object) -> object:
+    """A MIME type's data as a notebook stores it: text as a str, anything else as JSON; a
+    TypeError that says what is wrong otherwise."""
+    if not isinstance(mime, str):
+        raise TypeError(f"display() was given a MIME bundle whose key {mime!r} is not a str")
+    if (mime.startswith("text/") or mime.endswith("+xml")) and not isinstance(value, str):
+        raise TypeError(f"display() was given {type(value).__name__} as {mime}, which must be a str")
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"display() was given data for {mime} that is not JSON ({err})") from None
+    return value
 
 
 def capture_display(capture: Capture) -> None:
     def display(*objects: object, **kwargs: object) -> None:
         for obj in objects:
             data = mime_bundle(obj)
-            kinds.displayed(data)
+            kinds.displayed(obj, data)
             capture.add({"output_type": "display_data", "metadata": {}, "data": data})
 
     vars(builtins)["display"] = display

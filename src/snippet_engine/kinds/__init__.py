@@ -8,6 +8,8 @@ A kind module has:
 - optionally `capture(capture, module)` and `HOOKS`, the name of the module it hooks:
   hooks installed in the worker's child once the snippet imports that module (at once if the
   worker imported it ahead), which add outputs with `capture.add` (capture.py);
+- optionally `MIME`, its own MIME type, which `display()` carries only for the objects that
+  `displays(obj)` accepts (none without it);
 - optionally `displayed(data)`: what it checks or completes in a bundle given to `display()`;
 - optionally `ASSETS`: {name: file} the page loads where it shows the kind.
 
@@ -101,9 +103,15 @@ def when_imported(name: str, hook: Callable[[types.ModuleType], None]) -> None:
     sys.meta_path.insert(0, Finder())
 
 
-def displayed(data: dict[str, Any]) -> None:
-    """What each kind checks or completes in a bundle that `display()` was given."""
+def displayed(obj: object, data: dict[str, Any]) -> None:
+    """What each kind checks or completes in the bundle of `obj` that `display()` was given. A
+    kind's own MIME type comes only from what the kind accepts (its `displays(obj)`): the engine
+    makes it, and renders it as the kind's data."""
     for kind in KINDS:
+        mime = getattr(kind, "MIME", None)
+        if mime in data and not (hasattr(kind, "displays") and kind.displays(obj)):
+            raise ValueError(f"display() was given {mime}, the engine's own MIME type for "
+                             f"{kind.__name__.rpartition('.')[2]} output, which only the engine makes")
         if hasattr(kind, "displayed"):
             kind.displayed(data)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from snippet_engine.render import check_svg, safe_svg, svg_file
 
-GRAPH = "application/vnd.snippet.graph+json"
+MIME = GRAPH = "application/vnd.snippet.graph+json"
 """{"nodes", "edges"} of a graph, and "backward": the graph as a nested list, [{"text", "children"}]"""
 
 

@@ -7,6 +7,7 @@ page, after search; its script and styles.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,11 +17,17 @@ from snippet_engine.render import safe_svg
 if TYPE_CHECKING:  # the recorder imports torch, which the page's side does not need
     from autograd_steps.recording import Data, LaidOut
 
-STEPS = "application/vnd.snippet.steps+json"
+MIME = STEPS = "application/vnd.snippet.steps+json"
 """A backward pass recorded by `autograd_steps.recording`, plus "svg", the graph's layout
 (`autograd_steps.layout`): node i is the group with data-node="i"."""
 FOLDER = Path(layout.__file__).parent / "assets"
 ASSETS = {name: FOLDER / name for name in ("steps.css", "steps.js")}
+
+
+def displays(obj: object) -> bool:
+    """A recording of `autograd_steps`: the one object whose display() carries STEPS."""
+    recording = sys.modules.get("autograd_steps.recording")
+    return recording is not None and isinstance(obj, recording.Recording)
 
 
 def displayed(data: dict[str, Any]) -> None:

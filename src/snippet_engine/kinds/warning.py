@@ -4,7 +4,7 @@ import html
 import re
 from typing import Any
 
-WARNING = "application/vnd.snippet.warning+json"  # {"category", "message"}
+MIME = WARNING = "application/vnd.snippet.warning+json"  # {"category", "message"}
 BUILD_PLACE = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")  # where in PyTorch's C++ it was raised
 
 
