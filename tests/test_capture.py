@@ -1,6 +1,12 @@
 """What the worker captures of a running snippet, met as an author meets it: a snippet in a
 runner over tmp_path, or in a tiny site."""
 
+import contextlib
+import os
+import pty
+import subprocess
+import sys
+
 import pytest
 from conftest import mkdocs, sharing, snippet
 
@@ -59,3 +65,81 @@ def test_a_bad_display_fails_the_build_once_and_the_next_build_says_the_same(pro
         assert done.returncode != 0 and "1 snippet failure(s)" in done.stderr, done.stderr
         assert "fives.py:6: TypeError: display() was given int as text/plain" in done.stderr
         assert "Traceback (most recent call last):\n  File \"/" not in done.stderr.partition("fives.py:6")[0]
+
+
+def plain_python(path, tmp_path):
+    """What `python snippet.py` shows in a terminal, run in a scratch folder."""
+    terminal, child = pty.openpty()
+    subprocess.run([sys.executable, str(path)], cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=child, stderr=child,
+                   timeout=120)
+    os.close(child)
+    shown = b""
+    with contextlib.suppress(OSError):  # EIO: all of it read
+        while data := os.read(terminal, 1 << 16):
+            shown += data
+    os.close(terminal)
+    return shown.decode().replace("\r\n", "\n")
+
+
+FORKS = """\
+import multiprocessing
+import os
+import sys
+
+print("the parent first")
+pid = os.fork()
+if pid == 0:
+    print("in the forked child")
+    sys.exit(7)
+print("child status", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+
+
+def square(n):
+    print("square of", n)
+    return n * n
+
+
+if __name__ == "__main__":
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        squares = pool.map(square, [1, 2])
+    print("squares", squares)
+    process = multiprocessing.get_context("fork").Process(target=sys.exit, args=(3,))
+    process.start()
+    process.join()
+    print("process status", process.exitcode)
+"""
+
+
+def test_forked_children_print_and_exit_as_in_plain_python(engine, tmp_path):
+    path = snippet(tmp_path, "forks.py", FORKS)
+    result = engine.run(path)
+    assert result.error is None, result.describe()
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["the parent first", "in the forked child", "child status 7"], "in order, its own status"
+    assert sorted(lines[3:5]) == ["square of 1", "square of 2"] and lines[5:] == ["squares [1, 4]", "process status 3"]
+    assert sorted(plain_python(path, tmp_path).splitlines()) == sorted(lines)
+
+
+def test_a_data_loaders_workers_print_as_in_plain_python(worker, tmp_path):
+    engine = sharing(worker, tmp_path, timeout=120, preload=())  # it imports torch: more than 3 s on a busy machine
+    path = snippet(tmp_path, "loader.py", """\
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Loud(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        print("item", i)
+        return torch.tensor(i)
+
+
+if __name__ == "__main__":
+    print("batches", [b.tolist() for b in DataLoader(Loud(), batch_size=2, num_workers=2)])
+""")
+    result = engine.run(path)
+    assert result.error is None, result.describe()
+    assert sorted(result.stdout.splitlines()) == sorted(plain_python(path, tmp_path).splitlines())
+    assert sorted(result.stdout.splitlines())[:5] == ["batches [[0, 1], [2, 3]]", "item 0", "item 1", "item 2", "item 3"]

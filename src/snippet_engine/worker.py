@@ -61,6 +61,7 @@ PR_SET_CHILD_SUBREAPER = 36  # prctl's option, from <linux/prctl.h>
 # The engine's files, the step-through package's too: in every cache key, in no traceback.
 ENGINE = (os.path.dirname(__file__) + os.sep,
           os.path.join(os.path.dirname(os.path.dirname(__file__)), "autograd_steps", ""))
+EXIT = os._exit  # as Python has it: run_child replaces it in the snippet's process
 GRACE = 5  # seconds a child gets to stop after its timeout before it is killed
 
 
@@ -142,6 +143,52 @@ def recording(steps: bool | None, path: str) -> contextlib.AbstractContextManage
     return recorded(path)
 
 
+def outcome(raised: BaseException | None, path: str, root: str) -> Failure | None:
+    """The error of the exception the snippet's code ended with, if any: a SystemExit whose
+    status is 0 or None is none."""
+    if isinstance(raised, SystemExit):
+        if raised.code in (None, 0):
+            return None
+        return exit_error(raised.code) if isinstance(raised.code, int) else error_report(raised, path, root)
+    return None if raised is None else error_report(raised, path, root)
+
+
+def at_exit() -> None:
+    """What Python does at exit: wait for the threads the snippet started, run its atexit
+    functions (multiprocessing stops its daemons, waits for its other processes)."""
+    try:
+        threading._shutdown()  # type: ignore[attr-defined]
+        atexit._run_exitfuncs()
+    except BaseException:  # noqa: BLE001 - the snippet's own result stands
+        pass
+
+
+def forked() -> None:
+    """In a process the snippet forks (os.fork, multiprocessing, a DataLoader's workers): its
+    prints go to fd 1 and 2 a line at a time, as a terminal shows them, where the capture reads
+    them in turn with the snippet's own; it exits with its own status, replying nothing."""
+    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", closefd=False)
+    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)
+    os._exit = EXIT
+
+
+def exit_forked(raised: BaseException | None, path: str, root: str) -> NoReturn:
+    """A forked process that ran to the end of the snippet's code ends as Python ends it: its
+    exception's traceback printed, its exit functions run, with its own exit status."""
+    status = 0
+    if isinstance(raised, SystemExit):
+        if not isinstance(raised.code, int | None):
+            print(raised.code, file=sys.stderr)
+        status = raised.code or 0 if isinstance(raised.code, int | None) else 1
+    elif raised is not None:
+        sys.stderr.write(error_report(raised, path, root)["traceback"])
+        status = 1
+    at_exit()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
 def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     """Runs in the forked child: execute the snippet, write the reply, exit. A request
     with "code" instead of a file runs it as `python -c code` would."""
@@ -164,7 +211,6 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     install(capture, fd_files, [os.path.join(private, name) for name in ("stdout", "stderr")])
     reads = watch_reads(root, workdir)
     start = time.perf_counter()
-    real_exit = os._exit
 
     def finish(error: Failure | None) -> None:
         seconds = time.perf_counter() - start
@@ -180,7 +226,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
 
     def exit_now(status: int) -> NoReturn:  # os._exit skips atexit and finally, as in plain Python; the output is kept
         finish(None if status == 0 else exit_error(status))
-        real_exit(status)
+        EXIT(status)
 
     error: Failure | None = None
     ended = timed_out = False
@@ -189,19 +235,22 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         nonlocal timed_out
         if ended:  # its code is done; a thread or process it started is not
             finish(error or still_running(request["timeout"], path))
-            real_exit(1)
+            EXIT(1)
         timeout = SnippetTimeout(f"the snippet was still running after {request['timeout']} s "
                                  "(the `timeout` setting of the snippets plugin)")
         if timed_out:  # it caught the first one and went on: stop it where it is
             finish(error_report(timeout, path, root, traceback.extract_stack(frame)))
-            real_exit(1)
+            EXIT(1)
         timed_out = True
         raise timeout
 
     os._exit = exit_now
+    os.register_at_fork(after_in_child=forked)
+    snippet_pid = os.getpid()
     signal.signal(signal.SIGALRM, time_is_up)
     signal.setitimer(signal.ITIMER_REAL, request["timeout"], 1)  # then every second until it stops
     namespace: dict[str, Any] = {}  # the snippet's globals: alive until its exit functions have run
+    raised: BaseException | None = None
     try:
         if code is None:
             with recording(request.get("steps"), path):
@@ -209,20 +258,16 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         else:
             main = sys.modules["__main__"] = types.ModuleType("__main__")
             exec(compile(code, path, "exec"), main.__dict__)
-    except SystemExit as exc:
-        if exc.code not in (None, 0):
-            error = exit_error(exc.code) if isinstance(exc.code, int) else error_report(exc, path, root)
     except BaseException as exc:  # noqa: BLE001 - report anything the snippet raised
-        error = error_report(exc, path, root)
+        raised = exc
+    if os.getpid() != snippet_pid:  # a process it forked, at the end of the snippet's code
+        exit_forked(raised, path, root)
+    error = outcome(raised, path, root)
     ended = True
-    try:  # as Python does at exit
-        threading._shutdown()  # type: ignore[attr-defined]  # waits for the threads it started
-        atexit._run_exitfuncs()  # multiprocessing stops its daemons, waits for its other processes
-    except BaseException:  # noqa: BLE001 - the snippet's own result stands
-        pass
+    at_exit()
     del namespace
     finish(error)
-    real_exit(0)
+    EXIT(0)
 
 
 def wait_for(pid: int, request: Request, stdin: BinaryIO, protocol: IO[str]) -> int | None:
