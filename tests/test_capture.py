@@ -143,3 +143,20 @@ if __name__ == "__main__":
     assert result.error is None, result.describe()
     assert sorted(result.stdout.splitlines()) == sorted(plain_python(path, tmp_path).splitlines())
     assert sorted(result.stdout.splitlines())[:5] == ["batches [[0, 1], [2, 3]]", "item 0", "item 1", "item 2", "item 3"]
+
+
+def test_an_exception_whose_str_raises_is_reported_as_python_prints_it(engine, tmp_path):
+    path = snippet(tmp_path, "bad_str.py", """\
+class Odd(Exception):
+    def __str__(self):
+        raise RuntimeError("no words")
+
+
+print("before")
+raise Odd()
+""")
+    result = engine.run(path)
+    assert (result.error["type"], result.error["message"], result.error["line"]) == (
+        "Odd", "<exception str() failed>", 7)
+    assert result.error["traceback"].endswith('line 7, in <module>\n    raise Odd()\nOdd: <exception str() failed>\n')
+    assert result.stdout == "before\n" and "worker.py" not in result.error["traceback"]

@@ -96,6 +96,14 @@ def local_deps(path: str, root: str, reads: set[str]) -> list[str]:
     return sorted(f for f in files if f != path and not f.startswith(ENGINE))
 
 
+def message(exc: BaseException) -> str:
+    """str(exc), or what Python prints where that raises."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - the snippet's __str__, whatever it raises
+        return "<exception str() failed>"
+
+
 def error_report(exc: BaseException, path: str, root: str,
                  frames: list[traceback.FrameSummary] | None = None) -> Failure:
     """The error of an exception; `frames` in place of its traceback's (a stack)."""
@@ -109,7 +117,7 @@ def error_report(exc: BaseException, path: str, root: str,
     start = next((i for i, f in enumerate(frames) if f.filename == path), len(frames))
     text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames[start:]))
     text += "".join(traceback.format_exception_only(type(exc), exc))
-    return failure(type(exc).__name__, str(exc), in_snippet[-1].lineno if in_snippet else None,
+    return failure(type(exc).__name__, message(exc), in_snippet[-1].lineno if in_snippet else None,
                    f"{ours[-1].filename}:{ours[-1].lineno}" if ours else None, text)
 
 
