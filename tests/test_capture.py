@@ -160,3 +160,14 @@ raise Odd()
         "Odd", "<exception str() failed>", 7)
     assert result.error["traceback"].endswith('line 7, in <module>\n    raise Odd()\nOdd: <exception str() failed>\n')
     assert result.stdout == "before\n" and "worker.py" not in result.error["traceback"]
+
+
+def test_a_timeout_inside_c_code_keeps_what_it_printed_and_names_its_line(engine, tmp_path):
+    path = snippet(tmp_path, "stuck.py", 'print("started")\n\n\ndef total():\n    return sum(range(10**11))\n\n\n'
+                   "print(total())\n")
+    result = engine.run(path)
+    assert result.error["type"] == "SnippetTimeout" and result.error["line"] == 5, result.error
+    assert result.error["message"].startswith("the snippet was still running after 3 s (the `timeout` setting")
+    assert "in code that Python cannot interrupt" in result.error["message"]
+    assert result.stdout == "started\n"
+    assert engine.run(path).cached, "a timeout is remembered as other failures are"

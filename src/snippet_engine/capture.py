@@ -121,8 +121,8 @@ class Capture:
 
 class TextStream(io.TextIOBase):
     """sys.stdout or sys.stderr: text goes to the capture; `.buffer` takes bytes. It goes to
-    the file `journal` too, flushed as Python flushes its streams: what is left of the output
-    when the snippet crashes before its outputs are written."""
+    the file `journal` too, a line at a time (as a terminal shows it): what is left of the
+    output when the snippet crashes, or is killed, before its outputs are written."""
 
     encoding = "utf-8"
 
@@ -191,7 +191,7 @@ def capture_streams(capture: Capture, fd_files: list[str], journals: list[str]) 
     """Python-level writes go to the capture directly (and to the files `journals`); fd 1 and 2
     go to files read back in order."""
     capture.fd_streams = [FdStream("stdout", fd_files[0]), FdStream("stderr", fd_files[1])]
-    out, err = (open(name, "w", encoding="utf-8", errors="replace") for name in journals)
+    out, err = (open(name, "w", encoding="utf-8", errors="replace", buffering=1) for name in journals)
     sys.stdout = TextStream(capture, "stdout", 1, out)
     sys.stderr = TextStream(capture, "stderr", 2, err)
 

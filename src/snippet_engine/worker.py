@@ -63,6 +63,7 @@ ENGINE = (os.path.dirname(__file__) + os.sep,
           os.path.join(os.path.dirname(os.path.dirname(__file__)), "autograd_steps", ""))
 EXIT = os._exit  # as Python has it: run_child replaces it in the snippet's process
 GRACE = 5  # seconds a child gets to stop after its timeout before it is killed
+STUCK = "stuck"  # the file of a child's stack a second before it is killed (faulthandler's)
 
 
 class SnippetTimeout(BaseException):
@@ -123,6 +124,10 @@ def error_report(exc: BaseException, path: str, root: str,
 
 def exit_error(code: int) -> Failure:
     return failure("SystemExit", f"the snippet exited with status {code}")
+
+
+def timeout_message(timeout: float) -> str:
+    return f"the snippet was still running after {timeout} s (the `timeout` setting of the snippets plugin)"
 
 
 def still_running(timeout: float, path: str) -> Failure:
@@ -223,6 +228,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     def finish(error: Failure | None) -> None:
         seconds = time.perf_counter() - start
         signal.setitimer(signal.ITIMER_REAL, 0)
+        faulthandler.cancel_dump_traceback_later()
         sys.stdout.flush()
         sys.stderr.flush()
         reply: Reply = {"error": error, "seconds": seconds, "outputs": capture.finish(),
@@ -244,8 +250,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         if ended:  # its code is done; a thread or process it started is not
             finish(error or still_running(request["timeout"], path))
             EXIT(1)
-        timeout = SnippetTimeout(f"the snippet was still running after {request['timeout']} s "
-                                 "(the `timeout` setting of the snippets plugin)")
+        timeout = SnippetTimeout(timeout_message(request["timeout"]))
         if timed_out:  # it caught the first one and went on: stop it where it is
             finish(error_report(timeout, path, root, traceback.extract_stack(frame)))
             EXIT(1)
@@ -257,6 +262,9 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     snippet_pid = os.getpid()
     signal.signal(signal.SIGALRM, time_is_up)
     signal.setitimer(signal.ITIMER_REAL, request["timeout"], 1)  # then every second until it stops
+    # Stuck in code that Python cannot interrupt (no signal handler runs), its stack is written
+    # from a thread of faulthandler's own, for the worker to read once it has killed it.
+    faulthandler.dump_traceback_later(request["timeout"] + GRACE - 1, file=open(os.path.join(private, STUCK), "w"))
     namespace: dict[str, Any] = {}  # the snippet's globals: alive until its exit functions have run
     raised: BaseException | None = None
     try:
@@ -379,9 +387,10 @@ def run(request: Request, stdin: BinaryIO, protocol: IO[str]) -> Reply | None:
 
 
 def died(private: str, request: Request, status: int, seconds: float) -> Reply:
-    """A child that ended without a reply: killed, crashed, or stopped past its timeout. Killed
-    before that from outside (the out-of-memory killer), it is a SnippetKilled, which is not cached.
-    What it printed and flushed is kept; faulthandler's report of a crash names its line."""
+    """A child that ended without a reply: crashed, killed from outside, or killed while stuck past
+    its timeout in code that Python cannot interrupt (a SnippetTimeout). Killed from outside before
+    that (the out-of-memory killer), it is a SnippetKilled, which is not cached. What it printed is
+    kept; faulthandler's report names its line: of a crash, or where it was stuck (STUCK)."""
     def read(*names: str) -> str:
         text = b""
         for name in names:
@@ -389,19 +398,21 @@ def died(private: str, request: Request, status: int, seconds: float) -> Reply:
                 text += f.read()
         return text.decode("utf-8", "replace")
 
-    printed, report = read("stdout", "fd1"), read("stderr", "fd2")
-    how, kind = describe_status(status), "ChildProcessError"
-    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
-        if seconds > request["timeout"] + GRACE:
-            how += f"; past its {request['timeout']} s timeout it did not stop"
-        else:
-            how, kind = how + ", not by the engine: out of memory?", "SnippetKilled"
-    path = request.get("path", "<string>")
-    found = re.search(rf'File "{re.escape(path)}", line (\d+)', report.partition("\nCurrent thread ")[2])
+    printed, report, stuck = read("stdout", "fd1"), read("stderr", "fd2"), read(STUCK)
+    killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    where = report.partition("\nCurrent thread ")[2]
+    if killed and seconds > request["timeout"] + GRACE:
+        kind, message = "SnippetTimeout", (timeout_message(request["timeout"]) + ", in code that Python cannot "
+                                           f"interrupt: it was killed {GRACE} s later")
+        report, where = report + stuck, stuck
+    elif killed:
+        kind, message = "SnippetKilled", f"the snippet process died ({describe_status(status)}, not by the engine: out of memory?)"
+    else:
+        kind, message = "ChildProcessError", f"the snippet process died ({describe_status(status)})"
+    found = re.search(rf'File "{re.escape(request.get("path", "<string>"))}", line (\d+)', where)
     line = int(found[1]) if found else None
     outputs: list[LineOutput] = [{"line": line, "output": {"output_type": "stream", "name": "stdout", "text": printed}}] if printed else []
-    return {"outputs": outputs, "seconds": seconds, "deps": [],
-            "error": failure(kind, f"the snippet process died ({how})", line, traceback=report[-4000:])}
+    return {"outputs": outputs, "seconds": seconds, "deps": [], "error": failure(kind, message, line, traceback=report[-4000:])}
 
 
 def main() -> None:
