@@ -171,3 +171,12 @@ def test_a_timeout_inside_c_code_keeps_what_it_printed_and_names_its_line(engine
     assert "in code that Python cannot interrupt" in result.error["message"]
     assert result.stdout == "started\n"
     assert engine.run(path).cached, "a timeout is remembered as other failures are"
+
+
+def test_each_run_has_a_temporary_folder_of_its_own_removed_after_it(engine, tmp_path):
+    writes = snippet(tmp_path, "writes.py", "import os, tempfile\n\nopen(os.path.join(tempfile.gettempdir(), 'left.txt'), 'w')"
+                     ".close()\nprint(tempfile.gettempdir() == os.environ['TMPDIR'], tempfile.gettempdir())\n")
+    lists = snippet(tmp_path, "lists.py", "import os, tempfile\n\nprint(os.listdir(tempfile.gettempdir()))\n")
+    same, folder = engine.run(writes).stdout.split()
+    assert same == "True" and not os.path.exists(folder), "its own, removed after the run"
+    assert "left.txt" not in engine.run(lists).stdout, "what another run left there is not seen"

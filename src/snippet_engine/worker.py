@@ -202,6 +202,17 @@ def exit_forked(raised: BaseException | None, path: str, root: str) -> NoReturn:
     os._exit(status)
 
 
+def run_tmp(private: str) -> str:
+    """The run's own temporary folder, removed with `private`: no run sees the files of another.
+    torch.compile's C++ headers go to a folder named as its cache in it: there, a link to the
+    cache, as in the worker's own (runner.Worker.start)."""
+    tmp = os.path.join(private, "tmp")
+    os.mkdir(tmp)
+    if cache := os.environ.get("TORCHINDUCTOR_CACHE_DIR"):
+        os.symlink(cache, os.path.join(tmp, os.path.basename(cache)))
+    return tmp
+
+
 def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     """Runs in the forked child: execute the snippet, write the reply, exit. A request
     with "code" instead of a file runs it as `python -c code` would."""
@@ -217,6 +228,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         os.dup2(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), fd)
     faulthandler.enable(file=2)
     os.chdir(workdir)
+    tempfile.tempdir = os.environ["TMPDIR"] = run_tmp(private)
     sys.path[0] = "" if code is not None else os.path.dirname(path)
     sys.argv = ["-c"] if code is not None else [path]
     sys.stdin = open(0, closefd=False)
