@@ -4,6 +4,7 @@ runner over tmp_path, or in a tiny site."""
 import contextlib
 import os
 import pty
+import re
 import subprocess
 import sys
 
@@ -180,3 +181,57 @@ def test_each_run_has_a_temporary_folder_of_its_own_removed_after_it(engine, tmp
     same, folder = engine.run(writes).stdout.split()
     assert same == "True" and not os.path.exists(folder), "its own, removed after the run"
     assert "left.txt" not in engine.run(lists).stdout, "what another run left there is not seen"
+
+
+def test_printed_text_is_shown_as_a_terminal_shows_it(engine, tmp_path):
+    path = snippet(tmp_path, "terminal.py", r"""
+print("see \x1b]8;;https://example.org/\x1b\\the docs\x1b]8;;\x1b\\ and \x1b[1mbold\x1b[0m")
+for percent in (0, 50, 100):
+    print(f"\rprogress {percent:3}%", end="")
+print()
+print("windows line\r")
+print("escape \x1b and \u202eevil\u202c")
+""")
+    result = engine.run(path)
+    assert result.stdout == ("see the docs and bold\nprogress 100%\nwindows line\n"
+                             "escape \x1b and \u202eevil\u202c\n"), "the output is what a terminal shows"
+    html = page(result)
+    assert r"escape \x1b and \u202eevil\u202c" in html and not re.search("[\x1b\u202a-\u202e]", html)
+
+
+PNG = """\
+import struct, zlib
+
+
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+class Dot:
+    def _repr_png_(self):
+        return (b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 3, 2, 8, 0, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(b"\\0\\0\\0\\0" * 2)) + chunk(b"IEND", b""))
+
+
+class Sizeless:
+    def _repr_svg_(self):
+        return '<svg xmlns="http://www.w3.org/2000/svg"><rect width="5" height="5"/></svg>'
+
+
+display(Dot())
+display(Sizeless())
+"""
+
+
+def test_a_png_is_shown_as_a_picture_and_an_svg_without_a_size_has_no_size(engine, tmp_path):
+    result = engine.run(snippet(tmp_path, "pictures.py", PNG))
+    assert result.error is None, result.describe()
+    assets: dict[str, bytes] = {}
+    html = outputs_html(result.select(), PageHtml("page/", assets))
+    png = next(name for name in assets if name.endswith(".png"))
+    assert f'<img src="../assets/snippet-outputs/{png}" alt="&lt;__main__.Dot object at' in html
+    assert 'width="3" height="2"' in html and "None" not in html and html.count("<img") == 2
+    assert assets[png].startswith(b"\x89PNG")
+    bad = engine.run(snippet(tmp_path, "not_png.py", "class P:\n    def _repr_png_(self):\n        return b'GIF89a'\n\n\n"
+                             "display(P())\n"))
+    assert bad.error["line"] == 6 and "display() was given image/png that is not a PNG" in bad.error["message"]

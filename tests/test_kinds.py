@@ -79,3 +79,14 @@ def test_the_steps_kind_and_the_recorder_name_the_same_mime_type():
     from snippet_engine.kinds import steps
 
     assert steps.STEPS == recording.STEPS
+
+
+def test_control_characters_of_a_warning_or_a_graphs_text_are_shown_escaped():
+    from snippet_engine.kinds.warning import WARNING
+
+    warning = {"output_type": "display_data", "data": {"text/plain": "w", WARNING: {
+        "category": "UserWarning", "message": "red \x1b[31m and \u202eflipped"}}}
+    graph = {"nodes": ["a"], "backward": [{"text": "a\x1b", "children": []}]}
+    html = kinds.outputs_html([warning, {"output_type": "display_data", "data": {"image/svg+xml": SVG, GRAPH: graph}}],
+                              PageHtml("p/", {}))
+    assert r"red \x1b[31m and \u202eflipped" in html and r"<li>a\x1b</li>" in html

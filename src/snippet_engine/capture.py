@@ -12,6 +12,7 @@ way a Jupyter notebook does: `display(obj)` takes the object's
 `_repr_mimebundle_()` (or its `_repr_svg_()`, `_repr_html_()` and repr).
 """
 
+import base64
 import builtins
 import codecs
 import io
@@ -25,7 +26,8 @@ from typing import Any, NotRequired, TextIO
 from snippet_engine import kinds
 from snippet_engine.shapes import LineOutput
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")  # colour codes: a page shows plain text
+# Colour codes and OSC 8 hyperlinks (the link's text stays): a page shows plain text.
+ESCAPES = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
 class Item(LineOutput):
@@ -115,8 +117,17 @@ class Capture:
             self.tail.clear()
         for item in items:
             if "chunks" in item:
-                item["output"]["text"] = ANSI.sub("", "".join(item.pop("chunks")))
+                item["output"]["text"] = as_shown("".join(item.pop("chunks")))
         return [{"line": item["line"], "output": item["output"]} for item in items]
+
+
+def as_shown(text: str) -> str:
+    """Printed text as a terminal shows it: without colour codes and link escapes, and of a line
+    drawn again after carriage returns (a progress bar), its last frame."""
+    text = ESCAPES.sub("", text)
+    if "\r" not in text:
+        return text
+    return "\n".join(next((frame for frame in reversed(line.split("\r")) if frame), "") for line in text.split("\n"))
 
 
 class TextStream(io.TextIOBase):
@@ -196,7 +207,7 @@ def capture_streams(capture: Capture, fd_files: list[str], journals: list[str]) 
     sys.stderr = TextStream(capture, "stderr", 2, err)
 
 
-REPRS = {"text/html": "_repr_html_", "image/svg+xml": "_repr_svg_"}
+REPRS = {"text/html": "_repr_html_", "image/svg+xml": "_repr_svg_", "image/png": "_repr_png_"}
 
 
 def mime_bundle(obj: object) -> dict[str, Any]:
@@ -213,10 +224,18 @@ def mime_bundle(obj: object) -> dict[str, Any]:
 
 
 def checked(mime: object, value: object) -> object:
-    """A MIME type's data as a notebook stores it: text as a str, anything else as JSON; a
-    TypeError that says what is wrong otherwise."""
+    """A MIME type's data as a notebook stores it: text as a str, a PNG as base64 text, anything
+    else as JSON; a TypeError that says what is wrong otherwise."""
     if not isinstance(mime, str):
         raise TypeError(f"display() was given a MIME bundle whose key {mime!r} is not a str")
+    if mime == "image/png":
+        try:
+            data = value if isinstance(value, bytes) else base64.b64decode(value, validate=True)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise TypeError("display() was given image/png that is neither bytes nor base64 text") from None
+        if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+            raise TypeError("display() was given image/png that is not a PNG")
+        return base64.b64encode(data).decode()
     if (mime.startswith("text/") or mime.endswith("+xml")) and not isinstance(value, str):
         raise TypeError(f"display() was given {type(value).__name__} as {mime}, which must be a str")
     try:

@@ -1,10 +1,11 @@
-"""A matplotlib figure (`plt.show()`) or an object's SVG (`display()`): a picture, as a file."""
+"""A matplotlib figure (`plt.show()`) or an object's SVG or PNG (`display()`): a picture, as a file."""
 
-import html
+import base64
 import io
+import struct
 from typing import Any
 
-from snippet_engine.render import check_svg, safe_svg, svg_file
+from snippet_engine.render import asset, check_svg, escaped, safe_svg, size, svg_file
 
 HOOKS = "matplotlib.pyplot"
 
@@ -45,14 +46,18 @@ def displayed(data: dict[str, Any]) -> None:
 
 
 def matches(out: dict[str, Any]) -> bool:
-    return "image/svg+xml" in out.get("data", {})
+    return bool({"image/svg+xml", "image/png"} & set(out.get("data", {})))
 
 
 def render(out: dict[str, Any], site: Any, block: Any) -> str:
     """The SVG as a file, which the page shows with <img> (no script of an image runs) and which
-    opens alone on the site's origin: sanitised all the same."""
-    svg = out["data"]["image/svg+xml"]
-    url, width, height = svg_file(svg, site, safe_svg(svg, inline=False).encode())
-    text = out["data"].get("text/plain", "Figure")
-    return (f'<figure class="snippet-figure"><img src="{url}" alt="{html.escape(text)}" '
-            f'width="{width}" height="{height}" loading="lazy"></figure>')
+    opens alone on the site's origin: sanitised all the same. Else the PNG, as a file."""
+    data = out["data"]
+    if "image/svg+xml" in data:
+        svg = data["image/svg+xml"]
+        url, width, height = svg_file(svg, site, safe_svg(svg, inline=False).encode())
+    else:
+        png = base64.b64decode(data["image/png"])
+        url, (width, height) = asset(site, png, ".png"), struct.unpack(">II", png[16:24])  # the header's size
+    return (f'<figure class="snippet-figure"><img src="{url}" alt="{escaped(data.get("text/plain", "Figure"))}"'
+            f'{size(width, height)} loading="lazy"></figure>')
