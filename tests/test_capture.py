@@ -235,3 +235,13 @@ def test_a_png_is_shown_as_a_picture_and_an_svg_without_a_size_has_no_size(engin
     bad = engine.run(snippet(tmp_path, "not_png.py", "class P:\n    def _repr_png_(self):\n        return b'GIF89a'\n\n\n"
                              "display(P())\n"))
     assert bad.error["line"] == 6 and "display() was given image/png that is not a PNG" in bad.error["message"]
+
+
+def test_a_snippets_download_link_is_url_encoded(project):
+    project.write("snippets/odd names/50% #1.py", "print('odd')\n")
+    project.write("docs/index.md", '# Page\n\n```python\n--8<-- "odd names/50% #1.py"\n```\n')
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    html = (project.root / "site/index.html").read_text()
+    assert 'href="snippets/odd%20names/50%25%20%231.py" download' in html
+    assert (project.root / "site/snippets/odd names/50% #1.py").is_file()
