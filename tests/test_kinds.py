@@ -1,6 +1,7 @@
 """kinds/ in-process: each kind of output as the HTML under a block."""
 
 import pytest
+from conftest import mkdocs
 
 from snippet_engine import kinds
 from snippet_engine.kinds.graph import GRAPH
@@ -90,3 +91,16 @@ def test_control_characters_of_a_warning_or_a_graphs_text_are_shown_escaped():
     html = kinds.outputs_html([warning, {"output_type": "display_data", "data": {"image/svg+xml": SVG, GRAPH: graph}}],
                               PageHtml("p/", {}))
     assert r"red \x1b[31m and \u202eflipped" in html and r"<li>a\x1b</li>" in html
+
+
+def test_a_snippet_shown_twice_shows_its_step_through_only_under_the_block_that_asks(project):
+    project.write("snippets/twice.py", "import torch\n\nx = torch.ones(2, requires_grad=True)\n"
+                  "(x * 3).sum().backward()\nprint(x.grad)\n")
+    project.write("docs/index.md", '# Page\n\n```python\n--8<-- "twice.py"\n```\n\nAgain, step by step:\n\n'
+                  '```python step-through\n--8<-- "twice.py"\n```\n')
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    html = (project.root / "site/index.html").read_text()
+    plain, stepped = html.split("Again, step by step:")
+    assert "snippet-steps" not in plain and "tensor([3., 3.])" in plain
+    assert stepped.count('<figure class="snippet-steps">') == 1 and "linenos" in stepped

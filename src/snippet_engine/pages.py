@@ -126,7 +126,7 @@ def block_markdown(chapter: Chapter, block: Block, build: Build, page: PageHtml)
     if outputs:
         code = list(itertools.dropwhile(lambda n: not n[2], numbered))  # the highlighter drops leading empty lines
         shown = {(name, n): k for k, (name, n, _) in enumerate(code, 1)}
-        parts.append(indent + page.marker(kinds.outputs_html(outputs, page, shown)))
+        parts.append(indent + page.marker(kinds.outputs_html(outputs, page, shown, block.options)))
     if failures:
         parts.append(indent + page.marker(render.error_block("This snippet failed", "\n\n".join(failures))))
     if running := [i.file for i in snippets if build.is_running(i.path)]:

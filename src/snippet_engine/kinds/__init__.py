@@ -11,7 +11,9 @@ A kind module has:
 - optionally `MIME`, its own MIME type, which `display()` carries only for the objects that
   `displays(obj)` accepts (none without it);
 - optionally `displayed(data)`: what it checks or completes in a bundle given to `display()`;
-- optionally `ASSETS`: {name: file} the page loads where it shows the kind.
+- optionally `ASSETS`: {name: file} the page loads where it shows the kind;
+- optionally `WORDS`: the words of a fence's info it answers to (`step-through`): a block's
+  options, without which a page's block does not show the kind.
 
 Adding a kind is a module here and its place in `KINDS`.
 """
@@ -21,7 +23,7 @@ import importlib.abc
 import importlib.machinery
 import sys
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,8 @@ from snippet_engine.kinds import figure, graph, steps, text, warning
 KINDS = [warning, steps, graph, figure, text]
 
 
-def outputs_html(outputs: list[dict[str, Any]], site: Any, block: dict[tuple[str, int], int] | None = None) -> str:
+def outputs_html(outputs: list[dict[str, Any]], site: Any, block: dict[tuple[str, int], int] | None = None,
+                 options: Collection[str] | None = None) -> str:
     """HTML for a list of outputs. `site.asset_url(name, data)` stores a file for the built
     site and returns the URL the page uses for it (figures are separate SVG files);
     `site.after_search(html)` returns a placeholder for HTML that the search index
@@ -38,10 +41,13 @@ def outputs_html(outputs: list[dict[str, Any]], site: Any, block: dict[tuple[str
     `site.shows(assets)` asks for the files of a kind's `ASSETS` on the page.
     `block` maps (snippet file name, line in it) to the line of the code block above
     the outputs, for the lines that block shows; None where the outputs are under no
-    snippet's block."""
+    snippet's block. `options`: the words of that block's fence (chapter.Block.options); a kind
+    that answers to words (its `WORDS`) is shown only under a block that says one of them."""
     parts = []
     for out in merged(outputs):
         kind = kind_of(out)
+        if options is not None and getattr(kind, "WORDS", None) and not kind.WORDS & set(options):
+            continue
         site.shows(getattr(kind, "ASSETS", {}))
         parts.append(kind.render(out, site, block))
     return "\n".join(parts)
@@ -114,6 +120,11 @@ def displayed(obj: object, data: dict[str, Any]) -> None:
                              f"{kind.__name__.rpartition('.')[2]} output, which only the engine makes")
         if hasattr(kind, "displayed"):
             kind.displayed(data)
+
+
+def words() -> frozenset[str]:
+    """The words of a fence's info that some kind answers to."""
+    return frozenset().union(*(getattr(kind, "WORDS", ()) for kind in KINDS))
 
 
 def assets() -> dict[str, Path]:

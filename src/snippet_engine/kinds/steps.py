@@ -22,6 +22,7 @@ MIME = STEPS = "application/vnd.snippet.steps+json"
 (`autograd_steps.layout`): node i is the group with data-node="i"."""
 FOLDER = Path(layout.__file__).parent / "assets"
 ASSETS = {name: FOLDER / name for name in ("steps.css", "steps.js")}
+WORDS = frozenset({"step-through"})  # shown only under a block whose fence says it
 
 
 def displays(obj: object) -> bool:
