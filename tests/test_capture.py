@@ -96,7 +96,7 @@ print("child status", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
 
 
 def square(n):
-    print("square of", n)
+    sys.stdout.write(f"square of {n}\\n")  # one write: two processes' lines do not mix
     return n * n
 
 
@@ -124,6 +124,8 @@ def test_forked_children_print_and_exit_as_in_plain_python(engine, tmp_path):
 def test_a_data_loaders_workers_print_as_in_plain_python(worker, tmp_path):
     engine = sharing(worker, tmp_path, timeout=120, preload=())  # it imports torch: more than 3 s on a busy machine
     path = snippet(tmp_path, "loader.py", """\
+import sys
+
 import torch
 from torch.utils.data import DataLoader, Dataset
 
@@ -133,7 +135,7 @@ class Loud(Dataset):
         return 4
 
     def __getitem__(self, i):
-        print("item", i)
+        sys.stdout.write(f"item {i}\\n")  # one write: two processes' lines do not mix
         return torch.tensor(i)
 
 

@@ -104,3 +104,33 @@ def test_a_snippet_shown_twice_shows_its_step_through_only_under_the_block_that_
     plain, stepped = html.split("Again, step by step:")
     assert "snippet-steps" not in plain and "tensor([3., 3.])" in plain
     assert stepped.count('<figure class="snippet-steps">') == 1 and "linenos" in stepped
+
+
+def test_a_new_kind_is_one_kind_in_the_registry_that_the_engine_asks(monkeypatch, tmp_path):
+    """Parsing, the page, the run, the notebook and the print ask `kinds`: a kind added there alone
+    is answered to by a fence's word, shown, wrapped around its snippet's run, and held and printed
+    its own way."""
+    import contextlib
+
+    from snippet_engine.chapter import parse
+    from snippet_engine.kinds.kind import Kind
+
+    MIME = "application/x-loud"
+    entered = []
+    loud = Kind("loud", lambda out: MIME in out.get("data", {}), lambda out, site, block: "<b>LOUD</b>",
+                notebook=lambda out: {**out, "data": {"text/plain": "loud"}}, tool="say",
+                printed=lambda page: page.replace("<b>", "<i>"), words=frozenset({"loudly"}),
+                around=lambda path: contextlib.nullcontext(entered.append(path)), numbered=True)
+    monkeypatch.setattr(kinds, "KINDS", [loud, *kinds.KINDS])
+    (tmp_path / "a.py").write_text("print(1)\n")
+    blocks = parse("p.md", '# P\n\n```python loudly\n--8<-- "a.py"\n```\n\n```python\n--8<-- "a.py"\n```\n',
+                   tmp_path).blocks
+    assert [b.options for b in blocks] == [{"loudly"}, frozenset()] and blocks[0].info == "python"
+    out = {"output_type": "display_data", "data": {MIME: 1, "text/plain": "x"}}
+    assert kinds.outputs_html([out], PageHtml("p/", {})) == "<b>LOUD</b>"
+    assert kinds.outputs_html([out], PageHtml("p/", {}), None, {"loudly"}) == "", "under a block that does not say it"
+    assert kinds.numbered(blocks[0].options) and not kinds.numbered(blocks[1].options)
+    with kinds.around(blocks[0].options, "a.py"):
+        assert entered == ["a.py"]
+    assert kinds.notebook_output(out)["data"] == {"text/plain": "loud"} and kinds.tools([out]) == {"say"}
+    assert kinds.printed("<b>LOUD</b>") == "<i>LOUD</b>"

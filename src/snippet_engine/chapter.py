@@ -64,11 +64,6 @@ class Block:
     includes: list[Include] = field(default_factory=list)
     options: frozenset[str] = frozenset()  # the words of its info that kinds answer to
 
-    @property
-    def steps(self) -> bool:
-        """The page asks for a step-through of the snippet's backward pass."""
-        return "step-through" in self.options
-
 
 @dataclass
 class Chapter:
@@ -82,9 +77,14 @@ class Chapter:
         return [i for b in self.blocks for i in b.includes if i.is_snippet and not i.problem]
 
     @property
-    def recorded(self) -> set[Path]:
-        """The snippets whose backward passes the page steps through."""
-        return {i.path for b in self.blocks if b.steps for i in b.includes if i.is_snippet and not i.problem}
+    def options(self) -> dict[Path, frozenset[str]]:
+        """Each snippet that can run: the options of the blocks that include it, together."""
+        found: dict[Path, frozenset[str]] = {}
+        for block in self.blocks:
+            for include in block.includes:
+                if include.is_snippet and not include.problem:
+                    found[include.path] = found.get(include.path, frozenset()) | block.options
+        return found
 
 
 def parse(src_uri: str, markdown: str, snippets_dir: str | os.PathLike[str]) -> Chapter:

@@ -24,9 +24,10 @@ Each child:
   not (the worker is the subreaper of the processes it starts).
 
 Protocol, one JSON object per line. Request: {"path" (or "code"), "root",
-"timeout", "heartbeat", "output_limit", "steps"}, and "cwd" to run in that folder
-rather than a scratch one; "steps" true records each backward() the snippet calls
-(its page shows a step-through); root is the project folder (files under it
+"timeout", "heartbeat", "output_limit", "options"}, and "cwd" to run in that folder
+rather than a scratch one; "options", the words of its blocks' fences, name the kinds
+that the snippet runs within (kinds.around: a step-through records each backward() it
+calls); root is the project folder (files under it
 that a snippet imports or reads are its dependencies). Replies:
 {"running": seconds} every `heartbeat` seconds while a snippet runs, then {"outputs", "seconds", "deps", "error"}.
 The worker exits when its stdin closes, killing a running child first.
@@ -54,6 +55,7 @@ import types
 import weakref
 from typing import IO, Any, BinaryIO, NoReturn, cast
 
+from snippet_engine import kinds
 from snippet_engine.capture import Capture, install
 from snippet_engine.shapes import Failure, LineOutput, Reply, Request, failure
 
@@ -144,16 +146,6 @@ def still_running(timeout: float, path: str) -> Failure:
         left += [f"process {p.name!r}" for p in sys.modules["multiprocessing"].active_children()]
     return failure("SnippetTimeout", f"still running after its code ended: {', '.join(left) or 'an atexit function'} "
                    f"it started had not ended within the {timeout} s timeout (plain Python waits for it)", line)
-
-
-def recording(steps: bool | None, path: str) -> contextlib.AbstractContextManager[object]:
-    """Around a snippet whose page asks for a step-through: each backward() it calls is
-    recorded from the engine and displayed (autograd_steps.recorded); the snippet stays plain."""
-    if not steps:
-        return contextlib.nullcontext()
-    from autograd_steps.recording import recorded
-
-    return recorded(path)
 
 
 def outcome(raised: BaseException | None, path: str, root: str) -> Failure | None:
@@ -281,7 +273,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     raised: BaseException | None = None
     try:
         if code is None:
-            with recording(request.get("steps"), path):
+            with kinds.around(request.get("options", []), path):
                 namespace = runpy.run_path(path, run_name="__main__")
         else:
             main = sys.modules["__main__"] = types.ModuleType("__main__")

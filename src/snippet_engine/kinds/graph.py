@@ -3,13 +3,12 @@
 import re
 from typing import Any
 
+from snippet_engine.kinds.kind import Kind
 from snippet_engine.render import check_svg, escaped, safe_svg, size, svg_file
 
-MIME = GRAPH = "application/vnd.snippet.graph+json"
+GRAPH = "application/vnd.snippet.graph+json"
 """{"nodes", "edges"} of a graph, and "backward": the graph as a nested list, [{"text", "children"}]"""
 
-
-HOOKS = "graphviz"
 
 
 def capture(capture: Any, graphviz: Any) -> None:
@@ -98,3 +97,6 @@ def nested_list(items: list[dict[str, Any]]) -> str:
     """Items {"text", "children"} as nested lists."""
     return "<ul>" + "".join(f"<li>{escaped(i['text'])}{nested_list(i['children']) if i['children'] else ''}"
                             "</li>" for i in items) + "</ul>"
+
+
+KIND = Kind("graph", matches, render, hooks="graphviz", capture=capture, mime=GRAPH, tool="dot", written_by="render")
