@@ -181,10 +181,11 @@ def exit_forked(raised: BaseException | None, path: str, root: str) -> NoReturn:
     """A forked process that ran to the end of the snippet's code ends as Python ends it: its
     exception's traceback printed, its exit functions run, with its own exit status."""
     status = 0
-    if isinstance(raised, SystemExit):
-        if not isinstance(raised.code, int | None):
-            print(raised.code, file=sys.stderr)
-        status = raised.code or 0 if isinstance(raised.code, int | None) else 1
+    if isinstance(raised, SystemExit) and isinstance(raised.code, int | None):
+        status = raised.code or 0
+    elif isinstance(raised, SystemExit):  # sys.exit("message")
+        print(raised.code, file=sys.stderr)
+        status = 1
     elif raised is not None:
         sys.stderr.write(error_report(raised, path, root)["traceback"])
         status = 1
@@ -406,17 +407,17 @@ def died(private: str, request: Request, status: int, seconds: float) -> Reply:
     killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
     where = report.partition("\nCurrent thread ")[2]
     if killed and seconds > request["timeout"] + GRACE:
-        kind, message = "SnippetTimeout", (timeout_message(request["timeout"]) + ", in code that Python cannot "
-                                           f"interrupt: it was killed {GRACE} s later")
+        kind, why = "SnippetTimeout", (timeout_message(request["timeout"]) + ", in code that Python cannot "
+                                       f"interrupt: it was killed {GRACE} s later")
         report, where = report + stuck, stuck
     elif killed:
-        kind, message = "SnippetKilled", f"the snippet process died ({describe_status(status)}, not by the engine: out of memory?)"
+        kind, why = "SnippetKilled", f"the snippet process died ({describe_status(status)}, not by the engine: out of memory?)"
     else:
-        kind, message = "ChildProcessError", f"the snippet process died ({describe_status(status)})"
+        kind, why = "ChildProcessError", f"the snippet process died ({describe_status(status)})"
     found = re.search(rf'File "{re.escape(request.get("path", "<string>"))}", line (\d+)', where)
     line = int(found[1]) if found else None
     outputs: list[LineOutput] = [{"line": line, "output": {"output_type": "stream", "name": "stdout", "text": printed}}] if printed else []
-    return {"outputs": outputs, "seconds": seconds, "deps": [], "error": failure(kind, message, line, traceback=report[-4000:])}
+    return {"outputs": outputs, "seconds": seconds, "deps": [], "error": failure(kind, why, line, traceback=report[-4000:])}
 
 
 def main() -> None:
