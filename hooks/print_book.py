@@ -2,8 +2,9 @@
 
 With PRINT=1 set, the build also writes `print.html`: the home page's frame, with every chapter
 of the nav in order (their built articles, links rewritten for the site's root), printed with
-Material's print styles and docs/assets/site.css's `@media print` rules. A step-through prints
-as its graph and its table of steps: the viewer's script is left out, so the table stays open.
+Material's print styles and docs/assets/site.css's `@media print` rules. Each kind of output
+prints its own way (kinds/: a step-through as its graph and its table of steps, the viewer's
+script left out, so the table stays open).
 Not a plugin such as mkdocs-print-site-plugin: the chapters are copied as the snippet engine
 and the hooks finished them (outputs, figures, typeset math), and the build stays as it is when
 PRINT is not set.
@@ -22,9 +23,10 @@ import sys
 
 from mkdocs.structure.files import File
 
+from snippet_engine import kinds
+
 ARTICLE = re.compile(r'(<article class="md-content__inner md-typeset">)(.*?)(</article>)', re.S)
 URL = re.compile(r'\b(href|src)="(?![a-z]+:|#|/)([^"]*)"')
-STEPS_SCRIPT = re.compile(r'<script src="[^"]*steps\.js"[^>]*></script>')
 # A4 pages, numbered at the foot, whether print.html is printed by print_pdf or from a browser.
 PAGE_STYLE = "<style>@page { margin: 15mm 14mm; @bottom-center { content: counter(page); font-size: 8px; } }</style>"
 # Shows one part of the book, [part, pages before it]: the title page (what precedes the first
@@ -65,7 +67,7 @@ def on_post_build(config):
         return
     home = File("index.md", config.docs_dir, config.site_dir, config.use_directory_urls)
     with open(home.abs_dest_path, encoding="utf-8") as f:
-        frame = STEPS_SCRIPT.sub("", f.read())
+        frame = kinds.printed(f.read())
     parts = [f'<h1 class="print-title">{config.site_name}</h1><p>{config.site_description}</p>']
     for src in chapters(config.nav):
         chapter = File(src, config.docs_dir, config.site_dir, config.use_directory_urls)

@@ -53,15 +53,20 @@ def nav_pages(items):
         yield from nav_pages(value) if isinstance(value, list) else [value]
 
 
-def recorded_snippets():
-    """The snippets whose page asks for a step-through: the build runs them recording backward()."""
-    found = set()
+STEP_THROUGH = frozenset({"step-through"})  # the options of a step-through block
+
+
+def snippet_options():
+    """Each snippet the pages include: the options of its blocks, together, as the build runs it."""
+    found = {}
     for page in sorted((ROOT / "docs").glob("*.md")):
-        found |= parse(page.name, page.read_text(encoding="utf-8"), SNIPPETS).recorded
+        for path, words in parse(page.name, page.read_text(encoding="utf-8"), SNIPPETS).options.items():
+            found[path] = found.get(path, frozenset()) | words
     return found
 
 
-RECORDED = recorded_snippets()
+OPTIONS = snippet_options()
+RECORDED = {path for path, words in OPTIONS.items() if STEP_THROUGH & words}  # the build records their backward()
 
 
 @functools.cache
@@ -210,7 +215,7 @@ class Chapter:
     def result(self, name):
         """The engine's result for a snippet that must succeed, run as its page runs it."""
         path = self.path(name)
-        result = self.runner.run(path, steps=path in RECORDED)
+        result = self.runner.run(path, OPTIONS.get(path, frozenset()))
         if result.error:
             raise SnippetError(result)
         return result

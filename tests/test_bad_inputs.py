@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import mkdocs, sharing, snippet
+from conftest import STEP_THROUGH, mkdocs, sharing, snippet
 
 from snippet_engine.kinds import outputs_html
 from snippet_engine.pages import PageHtml
@@ -197,7 +197,7 @@ def test_a_step_through_of_a_graph_too_big_to_show_fails_at_its_backward_line(wo
     engine = sharing(worker, tmp_path, timeout=120, preload=())  # it imports torch: more than 3 s on a busy machine
     path = snippet(tmp_path, "big.py", "import torch\n\nx = torch.ones(2, requires_grad=True)\ny = x\n"
                    "for _ in range(400):\n    y = y * 1.0\ny.sum().backward()\nprint(x.grad)\n")
-    error = engine.run(path, steps=True).error
+    error = engine.run(path, STEP_THROUGH).error
     assert error["line"] == 7 and "more than a step-through shows (300)" in error["message"]
     assert "402 nodes" in error["message"]  # 400 products, the sum and x's AccumulateGrad
 
@@ -273,7 +273,7 @@ def test_a_lone_surrogate_fails_on_stdout_as_in_python(engine, tmp_path):
     path = snippet(tmp_path, "surrogate.py", SURROGATE)
     result = engine.run(path)
     assert result.error["type"] == "UnicodeEncodeError" and result.error["line"] == 3
-    assert "surrogates not allowed" in result.error["message"] and "scrapers.py" not in result.error["traceback"]
+    assert "surrogates not allowed" in result.error["message"] and "capture.py" not in result.error["traceback"]
     assert result.select()[0]["text"] == "lone \\ud800\n", "stderr escapes it, as Python's does"
     raised = engine.run(snippet(tmp_path, "raised.py", 'raise ValueError("lone \\ud800")\n'))
     assert raised.error["message"] == "lone ?"

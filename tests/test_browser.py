@@ -24,7 +24,7 @@ from browsing import (
     press,
     shot,
 )
-from conftest import ROOT, SNIPPETS, kind, normalised
+from conftest import ROOT, SNIPPETS, STEP_THROUGH, kind, normalised
 from playwright.sync_api import expect
 
 from snippet_engine.chapter import parse
@@ -254,12 +254,12 @@ WATCHED = SNIPPETS / "autograd_basics" / "watch_first_gradient.py"
 # Every viewer: (page, its n-th viewer), in the order of the pages' step-through blocks.
 VIEWERS = [("home" if page.stem == "index" else page.stem, n) for page in sorted((ROOT / "docs").glob("*.md"))
            for n, _ in enumerate(b for b in parse(page.name, page.read_text(encoding="utf-8"), SNIPPETS).blocks
-                                 if b.steps)]
+                                 if STEP_THROUGH & b.options)]
 
 
 @pytest.fixture(scope="module")
 def recording(runner):
-    (steps,) = [o["data"][STEPS] for o in runner.run(WATCHED, steps=True).select() if kind(o) == "steps"]
+    (steps,) = [o["data"][STEPS] for o in runner.run(WATCHED, STEP_THROUGH).select() if kind(o) == "steps"]
     return steps
 
 

@@ -37,7 +37,7 @@ def test_a_fence_with_an_include_is_a_block_and_one_without_is_prose(snippets):
     (block,) = chapter.blocks
     (include,) = block.includes
     assert (include.path, include.first, include.last, include.problem) == (snippets / "ch/a.py", None, None, None)
-    assert chapter.snippets == [include] and chapter.recorded == set()
+    assert chapter.snippets == [include] and chapter.options == {include.path: frozenset()}
 
 
 def test_a_section_and_a_line_range_select_their_lines_without_the_markers(snippets):
@@ -54,13 +54,13 @@ def test_single_quotes_include_as_double_quotes_do(snippets):
     assert block.includes[0].shown() == ["x = torch.ones(2)", "print(x)"]
 
 
-def test_step_through_in_the_fence_asks_for_a_recording_and_leaves_the_info(snippets):
+def test_step_through_in_the_fence_is_an_option_of_the_block_and_leaves_the_info(snippets):
     (block,) = parse("p.md", page(fence("ch/a.py", info='python step-through title="a"')), snippets).blocks
-    assert block.steps and block.info == 'python title="a"'
-    recorded = parse("p.md", page(fence("ch/a.py", info="python step-through")), snippets).recorded
-    assert recorded == {snippets / "ch/a.py"}
+    assert block.options == {"step-through"} and block.info == 'python title="a"'
+    both = parse("p.md", page(fence("ch/a.py", info="python step-through"), fence("ch/a.py")), snippets).options
+    assert both == {snippets / "ch/a.py": {"step-through"}}, "a snippet runs with the options of all its blocks"
     (block,) = parse("p.md", page(fence("ch/a.py", info="python step-throughs")), snippets).blocks
-    assert not block.steps, "only the word itself"
+    assert not block.options, "only the word itself"
 
 
 @pytest.mark.parametrize("include, problem", [

@@ -265,7 +265,7 @@ def test_snippets_run_at_once_with_the_outputs_of_one_at_a_time(tmp_path):
         """)) for n in (0, 1)]
     parallel = Runner(tmp_path / "snippets", timeout=60, preload=(), workers=2)
     try:
-        assert [r.stdout for r in parallel.run_all([(p, False) for p in waits])] == ["met\n", "met\n"]
+        assert [r.stdout for r in parallel.run_all([(p, frozenset()) for p in waits])] == ["met\n", "met\n"]
     finally:
         parallel.close()
     chapter = sorted((SNIPPETS / "autograd_basics").glob("*.py"))[:6]
@@ -273,7 +273,7 @@ def test_snippets_run_at_once_with_the_outputs_of_one_at_a_time(tmp_path):
     for workers in (1, 2):
         runner = Runner(SNIPPETS, workers=workers)
         try:
-            results = runner.run_all([(p, False) for p in chapter])
+            results = runner.run_all([(p, frozenset()) for p in chapter])
             for output in (i["output"] for r in results for i in r.outputs):
                 if GRAPH in output.get("data", {}):
                     del output["data"]["image/svg+xml"]
@@ -298,13 +298,13 @@ def test_workers_import_the_preload_ahead_only_when_one_runs_more_than_one_snipp
         """)
     runner = Runner(tmp_path / "snippets", tmp_path / "cache", preload=("wave", "matplotlib.pyplot"), workers=2)
     try:
-        (alone,) = runner.run_all([(snippet(tmp_path, "alone.py", code), False)], once=True)
-        batch = runner.run_all([(snippet(tmp_path, f"batch_{n}.py", code), False) for n in range(3)], once=True)
+        (alone,) = runner.run_all([(snippet(tmp_path, "alone.py", code), frozenset())], once=True)
+        batch = runner.run_all([(snippet(tmp_path, f"batch_{n}.py", code), frozenset()) for n in range(3)], once=True)
     finally:
         runner.close()
     serving = Runner(tmp_path / "snippets", tmp_path / "cache", preload=("wave", "matplotlib.pyplot"), workers=2)
     try:
-        (served,) = serving.run_all([(snippet(tmp_path, "served.py", code), False)])
+        (served,) = serving.run_all([(snippet(tmp_path, "served.py", code), frozenset())])
     finally:
         serving.close()
     assert alone.stdout == "False\n" and [r.stdout for r in [*batch, served]] == ["True\n"] * 4
@@ -323,7 +323,7 @@ def test_warm_starts_every_worker_with_the_preload_before_a_snippet_asks(tmp_pat
         pids = [worker.proc.pid for worker in runner.workers if worker.proc and worker.proc.poll() is None]
         assert len(pids) == 2, "warm() started both workers"
         code = "import sys\nprint('wave' in sys.modules)\n"
-        results = runner.run_all([(snippet(tmp_path, f"edit_{n}.py", code), False) for n in range(4)])
+        results = runner.run_all([(snippet(tmp_path, f"edit_{n}.py", code), frozenset()) for n in range(4)])
         assert [r.stdout for r in results] == ["True\n"] * 4
         assert [worker.proc.pid for worker in runner.workers if worker.proc] == pids, "no worker was started again"
     finally:

@@ -1,6 +1,7 @@
 """kinds/ in-process: each kind of output as the HTML under a block."""
 
 import pytest
+from conftest import mkdocs
 
 from snippet_engine import kinds
 from snippet_engine.kinds.graph import GRAPH
@@ -63,7 +64,7 @@ def test_a_step_through_recorded_without_graphviz_says_on_the_page_how_to_get_th
     recording = Recording(out, {id(x): "x"}, __file__)
     recording.run(out.backward)
     data = {STEPS: recording.data()}
-    kinds.displayed(data)
+    kinds.displayed(recording, data)
     assert data[STEPS]["svg"] is None
     page = PageHtml("p/", {})
     kinds.outputs_html([{"output_type": "display_data", "data": data}], page)
@@ -79,3 +80,57 @@ def test_the_steps_kind_and_the_recorder_name_the_same_mime_type():
     from snippet_engine.kinds import steps
 
     assert steps.STEPS == recording.STEPS
+
+
+def test_control_characters_of_a_warning_or_a_graphs_text_are_shown_escaped():
+    from snippet_engine.kinds.warning import WARNING
+
+    warning = {"output_type": "display_data", "data": {"text/plain": "w", WARNING: {
+        "category": "UserWarning", "message": "red \x1b[31m and \u202eflipped"}}}
+    graph = {"nodes": ["a"], "backward": [{"text": "a\x1b", "children": []}]}
+    html = kinds.outputs_html([warning, {"output_type": "display_data", "data": {"image/svg+xml": SVG, GRAPH: graph}}],
+                              PageHtml("p/", {}))
+    assert r"red \x1b[31m and \u202eflipped" in html and r"<li>a\x1b</li>" in html
+
+
+def test_a_snippet_shown_twice_shows_its_step_through_only_under_the_block_that_asks(project):
+    project.write("snippets/twice.py", "import torch\n\nx = torch.ones(2, requires_grad=True)\n"
+                  "(x * 3).sum().backward()\nprint(x.grad)\n")
+    project.write("docs/index.md", '# Page\n\n```python\n--8<-- "twice.py"\n```\n\nAgain, step by step:\n\n'
+                  '```python step-through\n--8<-- "twice.py"\n```\n')
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    html = (project.root / "site/index.html").read_text()
+    plain, stepped = html.split("Again, step by step:")
+    assert "snippet-steps" not in plain and "tensor([3., 3.])" in plain
+    assert stepped.count('<figure class="snippet-steps">') == 1 and "linenos" in stepped
+
+
+def test_a_new_kind_is_one_kind_in_the_registry_that_the_engine_asks(monkeypatch, tmp_path):
+    """Parsing, the page, the run, the notebook and the print ask `kinds`: a kind added there alone
+    is answered to by a fence's word, shown, wrapped around its snippet's run, and held and printed
+    its own way."""
+    import contextlib
+
+    from snippet_engine.chapter import parse
+    from snippet_engine.kinds.kind import Kind
+
+    MIME = "application/x-loud"
+    entered = []
+    loud = Kind("loud", lambda out: MIME in out.get("data", {}), lambda out, site, block: "<b>LOUD</b>",
+                notebook=lambda out: {**out, "data": {"text/plain": "loud"}}, tool="say",
+                printed=lambda page: page.replace("<b>", "<i>"), words=frozenset({"loudly"}),
+                around=lambda path: contextlib.nullcontext(entered.append(path)), numbered=True)
+    monkeypatch.setattr(kinds, "KINDS", [loud, *kinds.KINDS])
+    (tmp_path / "a.py").write_text("print(1)\n")
+    blocks = parse("p.md", '# P\n\n```python loudly\n--8<-- "a.py"\n```\n\n```python\n--8<-- "a.py"\n```\n',
+                   tmp_path).blocks
+    assert [b.options for b in blocks] == [{"loudly"}, frozenset()] and blocks[0].info == "python"
+    out = {"output_type": "display_data", "data": {MIME: 1, "text/plain": "x"}}
+    assert kinds.outputs_html([out], PageHtml("p/", {})) == "<b>LOUD</b>"
+    assert kinds.outputs_html([out], PageHtml("p/", {}), None, {"loudly"}) == "", "under a block that does not say it"
+    assert kinds.numbered(blocks[0].options) and not kinds.numbered(blocks[1].options)
+    with kinds.around(blocks[0].options, "a.py"):
+        assert entered == ["a.py"]
+    assert kinds.notebook_output(out)["data"] == {"text/plain": "loud"} and kinds.tools([out]) == {"say"}
+    assert kinds.printed("<b>LOUD</b>") == "<i>LOUD</b>"

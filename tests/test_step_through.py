@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 import torch
-from conftest import RECORDED, SNIPPETS, forget_snippet_modules, printed
+from conftest import RECORDED, SNIPPETS, STEP_THROUGH, forget_snippet_modules, printed
 
 from snippet_engine.kinds.steps import STEPS
 
@@ -47,7 +47,7 @@ CREATED_BY = {
 @functools.cache
 def recorded(runner, name):
     """The steps the build recorded for a snippet (the engine's result, from its cache)."""
-    result = runner.run(SNIPPETS / name, steps=True)
+    result = runner.run(SNIPPETS / name, STEP_THROUGH)
     assert not result.error, result.describe()
     (steps,) = [o["output"]["data"][STEPS] for o in result.outputs if STEPS in o["output"].get("data", {})]
     return result, steps

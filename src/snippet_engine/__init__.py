@@ -9,7 +9,7 @@ Modules, one concern each:
 - runner.py      runs a snippet (or takes it from the content cache); worker.py, the warm
                  process that forks a child per snippet
 - shapes.py      what a run gives (outputs, failures), typed
-- scrapers.py    what a running snippet prints and displays, as nbformat outputs
+- capture.py     what a running snippet prints and displays, as nbformat outputs
 - kinds/         the kinds of output, one module each: how it is captured and shown
 - render.py      what the kinds' HTML is made with, and the failure's block
 - standalone.py  a snippet (or the part of it a block shows) as code that runs on its own

@@ -154,11 +154,14 @@ class Build:
         documents = [f for f in files.documentation_pages() if f.src_uri.endswith(".md")]
         for file in documents:
             self.chapters[file.src_uri] = parse(file.src_uri, file.content_string, self.snippets_dir)
-        recorded = {path for chapter in self.chapters.values() for path in chapter.recorded}
+        options: dict[Path, frozenset[str]] = {}
+        for chapter in self.chapters.values():
+            for path, words in chapter.options.items():
+                options[path] = options.get(path, frozenset()) | words
         # Every snippet a page includes, and every file a download is made of, run at once.
         self.included = {i.path for c in self.chapters.values() for i in c.snippets}
         downloads = sorted(self.snippets_dir.rglob("*.py"))
-        self.run([(p, p in recorded) for p in sorted(self.included | set(downloads))])
+        self.run([(p, options.get(p, frozenset())) for p in sorted(self.included | set(downloads))])
         for file in documents:
             chapter = self.chapters[file.src_uri]
             if chapter.blocks and meta.get_data(file.content_string)[1].get("notebook", True):
@@ -195,8 +198,8 @@ class Build:
         assert self.bundle is not None, "files() made it"
         self.bundle.content_bytes = standalone.bundle(programs, self.packages, self.environment)
 
-    def run(self, items: list[tuple[Path, bool]]) -> None:
-        """Start snippets, [(path, steps)], all at once; a page waits for its own (`snippet`).
+    def run(self, items: list[tuple[Path, frozenset[str]]]) -> None:
+        """Start snippets, [(path, options)], all at once; a page waits for its own (`snippet`).
         With `wait`, they are waited for now, that many seconds at most: a snippet still running
         then (or started by an earlier build) is shown as running, and `running` holds its run."""
         started = dict(zip([path for path, _ in items], self.runner.start_all(items, once=self.wait is None)))

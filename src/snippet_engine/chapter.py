@@ -9,10 +9,9 @@ exact lines a block shows to place their output under it and to build the
 block's runnable copy, and a broken include must become an error on the
 page instead of an exception that stops `mkdocs serve`.
 
-A fence whose info holds `step-through` (```` ```python step-through ````) asks
-for a step-through of the backward pass its snippet runs: the engine records
-each `backward()` the snippet calls (worker.py), and the page shows the viewer
-under the block, whose lines are numbered so that the viewer can name them.
+A word of a fence's info that a kind of output answers to is one of the block's
+options (kinds/): ```` ```python step-through ```` asks for a step-through of the
+backward pass its snippet runs (kinds/steps.py); the word is not left in the info.
 """
 
 import difflib
@@ -21,12 +20,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from snippet_engine import kinds
+
 FENCE = re.compile(
     r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
     re.M | re.S,
 )
 INCLUDE = re.compile(r'^\s*--8<--\s+(?P<quote>["\'])(?P<file>[^"\':]+)(?::(?P<select>[^"\']+))?(?P=quote)\s*$')
-STEP_THROUGH = re.compile(r"(?<!\S)step-through(?!\S)")
 MARKER = re.compile(r"--8<-- \[(start|end):(\w+)\]")
 
 
@@ -62,7 +62,7 @@ class Block:
     fence: str
     info: str
     includes: list[Include] = field(default_factory=list)
-    steps: bool = False  # the page asks for a step-through of the snippet's backward pass
+    options: frozenset[str] = frozenset()  # the words of its info that kinds answer to
 
 
 @dataclass
@@ -77,9 +77,14 @@ class Chapter:
         return [i for b in self.blocks for i in b.includes if i.is_snippet and not i.problem]
 
     @property
-    def recorded(self) -> set[Path]:
-        """The snippets whose backward passes the page steps through."""
-        return {i.path for b in self.blocks if b.steps for i in b.includes if i.is_snippet and not i.problem}
+    def options(self) -> dict[Path, frozenset[str]]:
+        """Each snippet that can run: the options of the blocks that include it, together."""
+        found: dict[Path, frozenset[str]] = {}
+        for block in self.blocks:
+            for include in block.includes:
+                if include.is_snippet and not include.problem:
+                    found[include.path] = found.get(include.path, frozenset()) | block.options
+        return found
 
 
 def parse(src_uri: str, markdown: str, snippets_dir: str | os.PathLike[str]) -> Chapter:
@@ -88,9 +93,10 @@ def parse(src_uri: str, markdown: str, snippets_dir: str | os.PathLike[str]) -> 
         found = [include(i["file"], i["select"], Path(snippets_dir)) for line in m["body"].splitlines()
                  if (i := INCLUDE.match(line))]
         if found:
-            info, steps = STEP_THROUGH.subn("", m["info"])
-            info = " ".join(info.split()) if steps else m["info"]
-            blocks.append(Block(m.start(), m.end(), m["indent"], m["fence"], info, found, bool(steps)))
+            words = m["info"].split()
+            options = frozenset(words) & kinds.words()
+            info = " ".join(w for w in words if w not in options) if options else m["info"]
+            blocks.append(Block(m.start(), m.end(), m["indent"], m["fence"], info, found, options))
     return Chapter(src_uri, markdown, blocks)
 
 

@@ -14,8 +14,9 @@
 - the `.ipynb` starts with a cell that installs the packages that produced the
   outputs, at their versions, where they are not installed (and says how to
   get Graphviz where the notebook draws graphs); the page leaves it out;
-- a graph that a snippet renders to a file is displayed after the line that
-  renders it: the notebook shows the graph where the page does.
+- an output that a snippet writes to a file (a graph it renders) is displayed
+  after the line that writes it: the notebook shows it where the page does;
+- each output is held as its kind holds it in a notebook (kinds/).
 
 The notebook is written as nbformat 4 JSON with plain dicts: importing
 nbformat itself costs more than a whole no-change build of a page.
@@ -28,11 +29,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from autograd_steps import view
-from snippet_engine import standalone
+from snippet_engine import kinds, standalone
 from snippet_engine.chapter import Chapter, Include
-from snippet_engine.kinds.graph import GRAPH
-from snippet_engine.kinds.steps import STEPS
 from snippet_engine.runner import Result
 from snippet_engine.shapes import LineOutput
 from snippet_engine.system_tools import TOOLS
@@ -119,11 +117,11 @@ missing = [r for r in REQUIREMENTS if not installed(r)]
 if missing:
     subprocess.run([sys.executable, "-m", "pip", "install", *missing], check=True)
 """
-DOT = """
-# The graphs are drawn by Graphviz's `dot` program, which pip does not install.
+TOOL = """
+# Some outputs need the program `{tool}`, which pip does not install.
 import shutil
 
-if shutil.which("dot") is None:
+if shutil.which("{tool}") is None:
     raise RuntimeError(
 {message}
     )
@@ -132,25 +130,26 @@ if shutil.which("dot") is None:
 
 def install_cell(packages: Mapping[str, str | None], cells: list[Cell]) -> Cell:
     """The .ipynb's first cell: pip installs the pinned packages (as the downloads' requirements.txt
-    pins them) unless they are installed; in a notebook that draws graphs, it stops, saying how to
-    install Graphviz, where `dot` is missing. Collapsed, and not run before the others."""
+    pins them) unless they are installed; where a program that its outputs' kinds need is missing
+    (Graphviz's `dot`, for graphs), it stops, saying how to install it. Collapsed, and not run
+    before the others."""
     source = INSTALL.format(requirements=json.dumps(standalone.requirements(packages).split(), indent=4))
-    if any(GRAPH in o.get("data", {}) for c in cells if c["cell_type"] == "code" for o in c["outputs"]):
-        lines = re.split(r"(?<=[.;,] )", TOOLS["dot"][1])
-        source += DOT.format(message="\n".join(" " * 8 + json.dumps(line) for line in lines))
+    for tool in sorted(kinds.tools(o for c in cells if c["cell_type"] == "code" for o in c["outputs"])):
+        lines = re.split(r"(?<=[.;,] )", TOOLS[tool][1])
+        source += TOOL.format(tool=tool, message="\n".join(" " * 8 + json.dumps(line) for line in lines))
     return {**code_cell(source.strip(), metadata=HIDDEN), "id": "install"}
 
 
 def graphs_rendered(source: standalone.Source, first: int, last: int,
                     outputs: list[LineOutput]) -> Iterator[tuple[standalone.Statement, str]]:
-    """(statement, name) of each top-level `name.render(...)` among lines first..last that drew
-    a graph."""
-    drawn = {n for i in outputs if (n := i["line"]) is not None and GRAPH in i["output"].get("data", {})}
+    """(statement, name) of each top-level `name.<method>(...)` among lines first..last that wrote
+    an output to a file, by its kind's `written_by` (a graph's `render`)."""
+    written = {(n, method) for i in outputs if (n := i["line"]) is not None and (method := kinds.written_by(i["output"]))}
     for statement in source.within(first, last):
         match statement.node:
-            case ast.Expr(ast.Call(ast.Attribute(ast.Name(name), "render"))) if any(
+            case ast.Expr(ast.Call(ast.Attribute(ast.Name(name), str(called)))) if any(
                     statement.node.lineno <= n <= (statement.node.end_lineno or statement.node.lineno)
-                    for n in drawn):
+                    and method == called for n, method in written):
                 yield statement, name
 
 
@@ -163,22 +162,19 @@ def include_cell(include: Include, done: dict[Path, int], result: Result, source
     if last < start:  # already run by earlier cells: show it, do not run it again
         return markdown_cell("```python\n" + "\n".join(include.shown()).strip("\n") + "\n```")
     done[include.path] = last
-    # Jupyter would show the name of the file that render() writes: the graph is displayed instead.
-    shown = {s: f"display({name})  # shows it here: render() writes it to a file"
+    # Jupyter would show the name of the file that the code writes (a graph's render()): the object
+    # is displayed instead.
+    shown = {s: f"display({name})  # shows it here, where the code writes it to a file"
              for s, name in graphs_rendered(source, start, last, result.outputs)}
     copy = source.program(start, last).copy + "\n"
     return code_cell(source.cell(start, last, helpers, shown), result.select(start, last), copy=copy)
 
 
 def notebook_json(cells: list[Cell], install: Cell) -> str:
-    """The .ipynb: the install cell, then the cells (without what only the page uses); a recorded
-    backward pass shows as the site's viewer (autograd_steps.view), its table where the notebook
-    is not trusted to run scripts."""
-    def shown(out: dict[str, Any]) -> dict[str, Any]:
-        data = out.get("data", {})
-        return {**out, "data": {**data, "text/html": view.notebook_html(data[STEPS])}} if STEPS in data else out
-
-    written = [install] + [{k: [shown(o) for o in v] if k == "outputs" else v for k, v in cell.items() if k != "copy"}
+    """The .ipynb: the install cell, then the cells (without what only the page uses), each output
+    as its kind holds it in a notebook (a recorded backward pass: the site's viewer)."""
+    written = [install] + [{k: [kinds.notebook_output(o) for o in v] if k == "outputs" else v
+                            for k, v in cell.items() if k != "copy"}
                            for cell in cells]
     notebook = {"cells": written, "metadata": NOTEBOOK_METADATA, "nbformat": 4, "nbformat_minor": 5}
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

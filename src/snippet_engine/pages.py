@@ -109,7 +109,7 @@ def block_markdown(chapter: Chapter, block: Block, build: Build, page: PageHtml)
         return indent + page.marker(render.error_block("This code block cannot be shown", "\n\n".join(failures))) + "\n"
     numbered = [(i.path.name, n, line) for i in block.includes for n, line in i.numbered()]
     info = block.info if "title=" in block.info else f'{block.info} title="{block.includes[0].file}"'
-    if block.steps:  # the viewer names lines by their number in the file
+    if kinds.numbered(block.options):  # a step-through names lines by their number in the file
         info += f' linenums="{block.includes[0].first or 1}"'
     lines = [indent + line for *_, line in numbered]
     parts = ["\n".join([indent + block.fence + info, *lines, indent + block.fence])]
@@ -126,7 +126,8 @@ def block_markdown(chapter: Chapter, block: Block, build: Build, page: PageHtml)
     if outputs:
         code = list(itertools.dropwhile(lambda n: not n[2], numbered))  # the highlighter drops leading empty lines
         shown = {(name, n): k for k, (name, n, _) in enumerate(code, 1)}
-        parts.append(indent + page.marker(kinds.outputs_html(outputs, page, shown)))
+        ran_with = frozenset().union(*(chapter.options[i.path] for i in snippets))
+        parts.append(indent + page.marker(kinds.outputs_html(outputs, page, shown, ran_with - block.options)))
     if failures:
         parts.append(indent + page.marker(render.error_block("This snippet failed", "\n\n".join(failures))))
     if running := [i.file for i in snippets if build.is_running(i.path)]:

@@ -29,6 +29,7 @@ import re
 import signal
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -241,7 +242,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         name = html.unescape(m[1])
         if not (self.snippets / name).is_file() or not name.endswith(".py"):
             return m[0]
-        url = get_relative_url(f"{self.config.snippets_dir}/{name}", page.url)
+        url = urllib.parse.quote(get_relative_url(f"{self.config.snippets_dir}/{name}", page.url))
         return f'<span class="filename"><a href="{url}" download title="Download {m[1]}">{m[1]}</a></span>'
 
     def on_post_build(self, config: MkDocsConfig) -> None:

@@ -9,16 +9,17 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 PT_TO_PX = 4 / 3
-CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # but tab, newline and carriage return
+# Control characters but tab, newline and carriage return; and those that reorder text (bidi).
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 SVG_NS, XLINK_NS = "http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"
 ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", XLINK_NS)
 
 
 def escaped(text: str) -> str:
-    """Text as HTML, its control characters shown as Python writes them (\\x07): a terminal acts on
-    them, a page would hide them or break."""
-    return html.escape(CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", text))
+    """Text as HTML, its control characters shown as Python writes them (\\x07, \\u202e): a terminal
+    acts on them, a page would hide them, break, or show the text around them reordered."""
+    return html.escape(CONTROL.sub(lambda m: repr(m[0])[1:-1], text))
 
 
 def svg_size(svg: str) -> tuple[int | None, int | None]:
@@ -31,7 +32,18 @@ def svg_size(svg: str) -> tuple[int | None, int | None]:
 
 def svg_file(svg: str, site: Any, data: bytes) -> tuple[str, int | None, int | None]:
     """The URL of `data` (the SVG `svg` as served) stored as a file of the site, and the SVG's size."""
-    return (site.asset_url(hashlib.sha256(data).hexdigest()[:16] + ".svg", data), *svg_size(svg))
+    return (asset(site, data, ".svg"), *svg_size(svg))
+
+
+def asset(site: Any, data: bytes, suffix: str) -> str:
+    """The URL of `data` stored as a file of the site, named by its content."""
+    url: str = site.asset_url(hashlib.sha256(data).hexdigest()[:16] + suffix, data)
+    return url
+
+
+def size(width: int | None, height: int | None) -> str:
+    """The width and height attributes of an image, those that are known."""
+    return "".join(f' {name}="{value}"' for name, value in (("width", width), ("height", height)) if value is not None)
 
 
 def safe_svg(svg: str, inline: bool = True) -> str:

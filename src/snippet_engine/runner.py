@@ -276,17 +276,17 @@ class Runner:
         self.killed: dict[str, Result] = {}  # by cache key: the runs killed from outside, kept in memory only
         self.lock = threading.Lock()
 
-    def run(self, path: str | os.PathLike[str], steps: bool = False) -> Result:
+    def run(self, path: str | os.PathLike[str], options: frozenset[str] = frozenset()) -> Result:
         """Run one snippet (or take it from the cache); never raises for the snippet's failures.
-        `steps`: record each backward() it calls, for a step-through (worker.py)."""
+        `options`: the words of its blocks' fences that kinds answer to (a step-through's)."""
         path = Path(path).resolve()
-        cached = self.cached(path, steps)
+        cached = self.cached(path, options)
         if cached is not None:
             return cached
-        key = self.key(path, steps)
+        key = self.key(path, options)
         name = path.relative_to(self.root).as_posix()
         began = time.time()
-        result = self.run_uncached({"path": str(path), "steps": steps}, path, name)
+        result = self.run_uncached({"path": str(path), "options": sorted(options)}, path, name)
         log.info(f"snippet {name} ran in {result.seconds:.2f} s" + (" and failed" if result.error else ""))
         changed = any(p.exists() and p.stat().st_mtime >= began for p in [path, *result.deps])
         if result.error and result.error["type"] in ("WorkerDied", "SnippetKilled"):
@@ -296,14 +296,14 @@ class Runner:
             self.store(key, result)  # not when a file it read changed while it ran: its digest would lie
         return result
 
-    def run_all(self, items: Iterable[tuple[Path, bool]], once: bool = False) -> list[Result]:
-        """Run snippets, [(path, steps)], as run() does, as many at once as there are workers;
+    def run_all(self, items: Iterable[tuple[Path, frozenset[str]]], once: bool = False) -> list[Result]:
+        """Run snippets, [(path, options)], as run() does, as many at once as there are workers;
         the results in the same order. Each runs alone in a child of its own, so its output is
         what a run on its own gives. `once`: as start_all() says."""
         return [self.wait(future) for future, _ in self.start_all(items, once)]
 
-    def start_all(self, items: Iterable[tuple[Path, bool]], once: bool = False) -> list[tuple[Future[Result], bool]]:
-        """start() each of [(path, steps)]. With `once` (`mkdocs build`: the workers stop after
+    def start_all(self, items: Iterable[tuple[Path, frozenset[str]]], once: bool = False) -> list[tuple[Future[Result], bool]]:
+        """start() each of [(path, options)]. With `once` (`mkdocs build`: the workers stop after
         these), they import `preload` ahead only when some will run more than one snippet: a
         worker that runs one would import torch and the rest for that snippet alone, which
         imports what it uses itself (about 1.4 s saved for the one snippet an edit makes run).
@@ -337,16 +337,16 @@ class Runner:
                 running.cancel()
             raise
 
-    def start(self, path: Path, steps: bool = False) -> tuple[Future[Result], bool]:
+    def start(self, path: Path, options: frozenset[str] = frozenset()) -> tuple[Future[Result], bool]:
         """run() in the background: its future, and whether it started now. A snippet that is
         running already (`mkdocs serve` rebuilt while it ran) is not started a second time."""
-        key = self.key(path, steps)  # an edited snippet is another run
+        key = self.key(path, options)  # an edited snippet is another run
         with self.lock:
             self.running = {k: f for k, f in self.running.items() if not f.done()}  # those that ended are results
             future = self.running.get(key)
             if future is not None and not future.done():
                 return future, False
-            future = self.running[key] = self.pool.submit(self.run, path, steps)
+            future = self.running[key] = self.pool.submit(self.run, path, options)
             return future, True
 
     def run_code(self, code: str, cwd: str | os.PathLike[str] | None = None) -> Result:
@@ -394,14 +394,14 @@ class Runner:
             os.rmdir(inductor_cache_dir())
         self.running, self.stopping = {}, False
 
-    def cached(self, path: Path, steps: bool = False) -> Result | None:
+    def cached(self, path: Path, options: frozenset[str] = frozenset()) -> Result | None:
         """The result of an unchanged snippet: from the cache, or kept in memory (`killed`)."""
-        key = self.key(path.resolve(), steps)
+        key = self.key(path.resolve(), options)
         return self.load(key) or self.killed.get(key)
 
-    def key(self, path: Path, steps: bool = False) -> str:
+    def key(self, path: Path, options: frozenset[str] = frozenset()) -> str:
         relative = path.relative_to(self.root).as_posix()
-        return key(relative, sha256(path), fingerprint(self.packages), steps, self.output_limit)
+        return key(relative, sha256(path), fingerprint(self.packages), sorted(options), self.output_limit)
 
     def load(self, key: str) -> Result | None:
         """The cached result, or None: a missing, corrupt, ill-formed or outdated entry is a miss."""

@@ -26,7 +26,7 @@ class Request(TypedDict, total=False):
     path: str
     code: str  # run as `python -c code` would
     cwd: str  # the folder to run in, rather than a scratch one
-    steps: bool  # record each backward() the snippet calls
+    options: list[str]  # the words of its blocks' fences that kinds answer to (kinds.around)
     root: str  # the project folder: files under it that a snippet imports or reads are its dependencies
     timeout: float
     heartbeat: float

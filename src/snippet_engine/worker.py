@@ -4,7 +4,7 @@ It imports the modules named on its command line once (torch,
 matplotlib, torchviz: the plugin's `preload` setting); then, for each request, it
 forks a child that runs one snippet as `__main__`, the way
 `python snippets/<chapter>/<name>.py` would, and replies with what the
-snippet produced (see scrapers.py).
+snippet produced (see capture.py).
 
 The worker itself never runs a torch op: a child forked after the parent ran
 one hangs, because torch's intra-op thread pool does not survive fork.
@@ -24,9 +24,10 @@ Each child:
   not (the worker is the subreaper of the processes it starts).
 
 Protocol, one JSON object per line. Request: {"path" (or "code"), "root",
-"timeout", "heartbeat", "output_limit", "steps"}, and "cwd" to run in that folder
-rather than a scratch one; "steps" true records each backward() the snippet calls
-(its page shows a step-through); root is the project folder (files under it
+"timeout", "heartbeat", "output_limit", "options"}, and "cwd" to run in that folder
+rather than a scratch one; "options", the words of its blocks' fences, name the kinds
+that the snippet runs within (kinds.around: a step-through records each backward() it
+calls); root is the project folder (files under it
 that a snippet imports or reads are its dependencies). Replies:
 {"running": seconds} every `heartbeat` seconds while a snippet runs, then {"outputs", "seconds", "deps", "error"}.
 The worker exits when its stdin closes, killing a running child first.
@@ -54,14 +55,17 @@ import types
 import weakref
 from typing import IO, Any, BinaryIO, NoReturn, cast
 
-from snippet_engine import scrapers
+from snippet_engine import kinds
+from snippet_engine.capture import Capture, install
 from snippet_engine.shapes import Failure, LineOutput, Reply, Request, failure
 
 PR_SET_CHILD_SUBREAPER = 36  # prctl's option, from <linux/prctl.h>
 # The engine's files, the step-through package's too: in every cache key, in no traceback.
 ENGINE = (os.path.dirname(__file__) + os.sep,
           os.path.join(os.path.dirname(os.path.dirname(__file__)), "autograd_steps", ""))
+EXIT = os._exit  # as Python has it: run_child replaces it in the snippet's process
 GRACE = 5  # seconds a child gets to stop after its timeout before it is killed
+STUCK = "stuck"  # the file of a child's stack a second before it is killed (faulthandler's)
 
 
 class SnippetTimeout(BaseException):
@@ -95,6 +99,14 @@ def local_deps(path: str, root: str, reads: set[str]) -> list[str]:
     return sorted(f for f in files if f != path and not f.startswith(ENGINE))
 
 
+def message(exc: BaseException) -> str:
+    """str(exc), or what Python prints where that raises."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - the snippet's __str__, whatever it raises
+        return "<exception str() failed>"
+
+
 def error_report(exc: BaseException, path: str, root: str,
                  frames: list[traceback.FrameSummary] | None = None) -> Failure:
     """The error of an exception; `frames` in place of its traceback's (a stack)."""
@@ -108,12 +120,16 @@ def error_report(exc: BaseException, path: str, root: str,
     start = next((i for i, f in enumerate(frames) if f.filename == path), len(frames))
     text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames[start:]))
     text += "".join(traceback.format_exception_only(type(exc), exc))
-    return failure(type(exc).__name__, str(exc), in_snippet[-1].lineno if in_snippet else None,
+    return failure(type(exc).__name__, message(exc), in_snippet[-1].lineno if in_snippet else None,
                    f"{ours[-1].filename}:{ours[-1].lineno}" if ours else None, text)
 
 
 def exit_error(code: int) -> Failure:
     return failure("SystemExit", f"the snippet exited with status {code}")
+
+
+def timeout_message(timeout: float) -> str:
+    return f"the snippet was still running after {timeout} s (the `timeout` setting of the snippets plugin)"
 
 
 def still_running(timeout: float, path: str) -> Failure:
@@ -132,14 +148,62 @@ def still_running(timeout: float, path: str) -> Failure:
                    f"it started had not ended within the {timeout} s timeout (plain Python waits for it)", line)
 
 
-def recording(steps: bool | None, path: str) -> contextlib.AbstractContextManager[object]:
-    """Around a snippet whose page asks for a step-through: each backward() it calls is
-    recorded from the engine and displayed (autograd_steps.recorded); the snippet stays plain."""
-    if not steps:
-        return contextlib.nullcontext()
-    from autograd_steps.recording import recorded
+def outcome(raised: BaseException | None, path: str, root: str) -> Failure | None:
+    """The error of the exception the snippet's code ended with, if any: a SystemExit whose
+    status is 0 or None is none."""
+    if isinstance(raised, SystemExit):
+        if raised.code in (None, 0):
+            return None
+        return exit_error(raised.code) if isinstance(raised.code, int) else error_report(raised, path, root)
+    return None if raised is None else error_report(raised, path, root)
 
-    return recorded(path)
+
+def at_exit() -> None:
+    """What Python does at exit: wait for the threads the snippet started, run its atexit
+    functions (multiprocessing stops its daemons, waits for its other processes)."""
+    try:
+        threading._shutdown()  # type: ignore[attr-defined]
+        atexit._run_exitfuncs()
+    except BaseException:  # noqa: BLE001 - the snippet's own result stands
+        pass
+
+
+def forked() -> None:
+    """In a process the snippet forks (os.fork, multiprocessing, a DataLoader's workers): its
+    prints go to fd 1 and 2 a line at a time, as a terminal shows them, where the capture reads
+    them in turn with the snippet's own; it exits with its own status, replying nothing."""
+    sys.stdout = open(1, "w", buffering=1, encoding="utf-8", closefd=False)
+    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)
+    os._exit = EXIT
+
+
+def exit_forked(raised: BaseException | None, path: str, root: str) -> NoReturn:
+    """A forked process that ran to the end of the snippet's code ends as Python ends it: its
+    exception's traceback printed, its exit functions run, with its own exit status."""
+    status = 0
+    if isinstance(raised, SystemExit) and isinstance(raised.code, int | None):
+        status = raised.code or 0
+    elif isinstance(raised, SystemExit):  # sys.exit("message")
+        print(raised.code, file=sys.stderr)
+        status = 1
+    elif raised is not None:
+        sys.stderr.write(error_report(raised, path, root)["traceback"])
+        status = 1
+    at_exit()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
+def run_tmp(private: str) -> str:
+    """The run's own temporary folder, removed with `private`: no run sees the files of another.
+    torch.compile's C++ headers go to a folder named as its cache in it: there, a link to the
+    cache, as in the worker's own (runner.Worker.start)."""
+    tmp = os.path.join(private, "tmp")
+    os.mkdir(tmp)
+    if cache := os.environ.get("TORCHINDUCTOR_CACHE_DIR"):
+        os.symlink(cache, os.path.join(tmp, os.path.basename(cache)))
+    return tmp
 
 
 def run_child(request: Request, private: str, workdir: str) -> NoReturn:
@@ -157,18 +221,19 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         os.dup2(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), fd)
     faulthandler.enable(file=2)
     os.chdir(workdir)
+    tempfile.tempdir = os.environ["TMPDIR"] = run_tmp(private)
     sys.path[0] = "" if code is not None else os.path.dirname(path)
     sys.argv = ["-c"] if code is not None else [path]
     sys.stdin = open(0, closefd=False)
-    capture = scrapers.Capture(path, request["output_limit"])
-    scrapers.install(capture, fd_files, [os.path.join(private, name) for name in ("stdout", "stderr")])
+    capture = Capture(path, request["output_limit"])
+    install(capture, fd_files, [os.path.join(private, name) for name in ("stdout", "stderr")])
     reads = watch_reads(root, workdir)
     start = time.perf_counter()
-    real_exit = os._exit
 
     def finish(error: Failure | None) -> None:
         seconds = time.perf_counter() - start
         signal.setitimer(signal.ITIMER_REAL, 0)
+        faulthandler.cancel_dump_traceback_later()
         sys.stdout.flush()
         sys.stderr.flush()
         reply: Reply = {"error": error, "seconds": seconds, "outputs": capture.finish(),
@@ -180,7 +245,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
 
     def exit_now(status: int) -> NoReturn:  # os._exit skips atexit and finally, as in plain Python; the output is kept
         finish(None if status == 0 else exit_error(status))
-        real_exit(status)
+        EXIT(status)
 
     error: Failure | None = None
     ended = timed_out = False
@@ -189,40 +254,41 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         nonlocal timed_out
         if ended:  # its code is done; a thread or process it started is not
             finish(error or still_running(request["timeout"], path))
-            real_exit(1)
-        timeout = SnippetTimeout(f"the snippet was still running after {request['timeout']} s "
-                                 "(the `timeout` setting of the snippets plugin)")
+            EXIT(1)
+        timeout = SnippetTimeout(timeout_message(request["timeout"]))
         if timed_out:  # it caught the first one and went on: stop it where it is
             finish(error_report(timeout, path, root, traceback.extract_stack(frame)))
-            real_exit(1)
+            EXIT(1)
         timed_out = True
         raise timeout
 
     os._exit = exit_now
+    os.register_at_fork(after_in_child=forked)
+    snippet_pid = os.getpid()
     signal.signal(signal.SIGALRM, time_is_up)
     signal.setitimer(signal.ITIMER_REAL, request["timeout"], 1)  # then every second until it stops
+    # Stuck in code that Python cannot interrupt (no signal handler runs), its stack is written
+    # from a thread of faulthandler's own, for the worker to read once it has killed it.
+    faulthandler.dump_traceback_later(request["timeout"] + GRACE - 1, file=open(os.path.join(private, STUCK), "w"))
     namespace: dict[str, Any] = {}  # the snippet's globals: alive until its exit functions have run
+    raised: BaseException | None = None
     try:
         if code is None:
-            with recording(request.get("steps"), path):
+            with kinds.around(request.get("options", []), path):
                 namespace = runpy.run_path(path, run_name="__main__")
         else:
             main = sys.modules["__main__"] = types.ModuleType("__main__")
             exec(compile(code, path, "exec"), main.__dict__)
-    except SystemExit as exc:
-        if exc.code not in (None, 0):
-            error = exit_error(exc.code) if isinstance(exc.code, int) else error_report(exc, path, root)
     except BaseException as exc:  # noqa: BLE001 - report anything the snippet raised
-        error = error_report(exc, path, root)
+        raised = exc
+    if os.getpid() != snippet_pid:  # a process it forked, at the end of the snippet's code
+        exit_forked(raised, path, root)
+    error = outcome(raised, path, root)
     ended = True
-    try:  # as Python does at exit
-        threading._shutdown()  # type: ignore[attr-defined]  # waits for the threads it started
-        atexit._run_exitfuncs()  # multiprocessing stops its daemons, waits for its other processes
-    except BaseException:  # noqa: BLE001 - the snippet's own result stands
-        pass
+    at_exit()
     del namespace
     finish(error)
-    real_exit(0)
+    EXIT(0)
 
 
 def wait_for(pid: int, request: Request, stdin: BinaryIO, protocol: IO[str]) -> int | None:
@@ -326,9 +392,10 @@ def run(request: Request, stdin: BinaryIO, protocol: IO[str]) -> Reply | None:
 
 
 def died(private: str, request: Request, status: int, seconds: float) -> Reply:
-    """A child that ended without a reply: killed, crashed, or stopped past its timeout. Killed
-    before that from outside (the out-of-memory killer), it is a SnippetKilled, which is not cached.
-    What it printed and flushed is kept; faulthandler's report of a crash names its line."""
+    """A child that ended without a reply: crashed, killed from outside, or killed while stuck past
+    its timeout in code that Python cannot interrupt (a SnippetTimeout). Killed from outside before
+    that (the out-of-memory killer), it is a SnippetKilled, which is not cached. What it printed is
+    kept; faulthandler's report names its line: of a crash, or where it was stuck (STUCK)."""
     def read(*names: str) -> str:
         text = b""
         for name in names:
@@ -336,19 +403,21 @@ def died(private: str, request: Request, status: int, seconds: float) -> Reply:
                 text += f.read()
         return text.decode("utf-8", "replace")
 
-    printed, report = read("stdout", "fd1"), read("stderr", "fd2")
-    how, kind = describe_status(status), "ChildProcessError"
-    if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
-        if seconds > request["timeout"] + GRACE:
-            how += f"; past its {request['timeout']} s timeout it did not stop"
-        else:
-            how, kind = how + ", not by the engine: out of memory?", "SnippetKilled"
-    path = request.get("path", "<string>")
-    found = re.search(rf'File "{re.escape(path)}", line (\d+)', report.partition("\nCurrent thread ")[2])
+    printed, report, stuck = read("stdout", "fd1"), read("stderr", "fd2"), read(STUCK)
+    killed = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    where = report.partition("\nCurrent thread ")[2]
+    if killed and seconds > request["timeout"] + GRACE:
+        kind, why = "SnippetTimeout", (timeout_message(request["timeout"]) + ", in code that Python cannot "
+                                       f"interrupt: it was killed {GRACE} s later")
+        report, where = report + stuck, stuck
+    elif killed:
+        kind, why = "SnippetKilled", f"the snippet process died ({describe_status(status)}, not by the engine: out of memory?)"
+    else:
+        kind, why = "ChildProcessError", f"the snippet process died ({describe_status(status)})"
+    found = re.search(rf'File "{re.escape(request.get("path", "<string>"))}", line (\d+)', where)
     line = int(found[1]) if found else None
     outputs: list[LineOutput] = [{"line": line, "output": {"output_type": "stream", "name": "stdout", "text": printed}}] if printed else []
-    return {"outputs": outputs, "seconds": seconds, "deps": [],
-            "error": failure(kind, f"the snippet process died ({how})", line, traceback=report[-4000:])}
+    return {"outputs": outputs, "seconds": seconds, "deps": [], "error": failure(kind, why, line, traceback=report[-4000:])}
 
 
 def main() -> None:

@@ -1,64 +1,58 @@
 """The kinds of output a snippet's run shows under its block, one module each.
 
-A kind module has:
-
-- `matches(out)`: whether it renders this nbformat output (the first kind in `KINDS`
-  that matches renders it, so the most specific come first);
-- `render(out, site, block)`: the HTML (`outputs_html` says what `site` and `block` are);
-- optionally `capture(capture, module)` and `HOOKS`, the name of the module it hooks:
-  hooks installed in the worker's child once the snippet imports that module (at once if the
-  worker imported it ahead), which add outputs with `capture.add` (scrapers.py);
-- optionally `displayed(data)`: what it checks or completes in a bundle given to `display()`;
-- optionally `ASSETS`: {name: file} the page loads where it shows the kind.
-
-Adding a kind is a module here and its place in `KINDS`.
+Each module holds its `KIND` (kinds/kind.py says what a kind may provide): how the output is
+captured in the snippet's run, shown on the page, held in a notebook, printed; the files its
+page loads; the words of a fence it answers to. Adding a kind is a module here and its place in
+`KINDS`: the rest of the engine asks this module.
 """
 
+import contextlib
 import functools
 import importlib.abc
 import importlib.machinery
 import sys
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from snippet_engine.kinds import figure, graph, steps, text, warning
+from snippet_engine.kinds.kind import Kind, Lines, Output, Site
 
-KINDS = [warning, steps, graph, figure, text]
+KINDS = [warning.KIND, steps.KIND, graph.KIND, figure.KIND, text.KIND]
 
 
-def outputs_html(outputs: list[dict[str, Any]], site: Any, block: dict[tuple[str, int], int] | None = None) -> str:
-    """HTML for a list of outputs. `site.asset_url(name, data)` stores a file for the built
-    site and returns the URL the page uses for it (figures are separate SVG files);
-    `site.after_search(html)` returns a placeholder for HTML that the search index
-    should not parse (the step-through's inline graph is thousands of tags), put in after it has;
-    `site.shows(assets)` asks for the files of a kind's `ASSETS` on the page.
-    `block` maps (snippet file name, line in it) to the line of the code block above
-    the outputs, for the lines that block shows; None where the outputs are under no
-    snippet's block."""
+def outputs_html(outputs: list[Output], site: Site, block: Lines | None = None,
+                 hidden: Collection[str] = ()) -> str:
+    """HTML for a list of outputs; `block` maps (snippet file name, line in it) to the line of
+    the code block above the outputs, for the lines that block shows; None where the outputs are
+    under no snippet's block. `hidden`: options the snippet ran with that this block does not say
+    (another block of it does): the kinds that answer to them are not shown here."""
     parts = []
     for out in merged(outputs):
         kind = kind_of(out)
-        site.shows(getattr(kind, "ASSETS", {}))
+        if kind.words & set(hidden):
+            continue
+        site.shows(dict(kind.assets))
         parts.append(kind.render(out, site, block))
     return "\n".join(parts)
 
 
-def kind_of(out: dict[str, Any]) -> Any:
+def kind_of(out: Output) -> Kind:
     for kind in KINDS:
         if kind.matches(out):
             return kind
     raise ValueError(f"no renderer for output {sorted(out.get('data', {})) or out['output_type']}")
 
 
-def merged(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Adjacent text of the same stream as one output (lines of a block print one after another),
-    and adjacent identical warnings as one that counts them."""
-    result: list[dict[str, Any]] = []
+def merged(outputs: list[Output]) -> list[Output]:
+    """An output and the next as one where their kind joins them: adjacent text of the same
+    stream (lines of a block print one after another), adjacent identical warnings."""
+    result: list[Output] = []
     for out in outputs:
         last = result[-1] if result else None
-        if last and (joined := text.joined(last, out) or warning.joined(last, out)):
+        join = kind_of(out).joined
+        if last and join and (joined := join(last, out)):
             result[-1] = joined
         else:
             result.append(out)
@@ -69,8 +63,8 @@ def install(capture: Any) -> None:
     """Every kind's hooks, in the child that runs a snippet. A child imports no library for
     them: a snippet that never imports matplotlib does not wait for it."""
     for kind in KINDS:
-        if hasattr(kind, "capture"):
-            when_imported(kind.HOOKS, functools.partial(kind.capture, capture))
+        if kind.hooks and kind.capture:
+            when_imported(kind.hooks, functools.partial(kind.capture, capture))
 
 
 def when_imported(name: str, hook: Callable[[types.ModuleType], None]) -> None:
@@ -101,13 +95,59 @@ def when_imported(name: str, hook: Callable[[types.ModuleType], None]) -> None:
     sys.meta_path.insert(0, Finder())
 
 
-def displayed(data: dict[str, Any]) -> None:
-    """What each kind checks or completes in a bundle that `display()` was given."""
+def displayed(obj: object, data: dict[str, Any]) -> None:
+    """What each kind checks or completes in the bundle of `obj` that `display()` was given. A
+    kind's own MIME type comes only from an object the kind `displays`: the engine makes it."""
     for kind in KINDS:
-        if hasattr(kind, "displayed"):
+        if kind.mime in data and not kind.displays(obj):
+            raise ValueError(f"display() was given {kind.mime}, the engine's own MIME type for "
+                             f"{kind.name} output, which only the engine makes")
+        if kind.displayed:
             kind.displayed(data)
 
 
+def words() -> frozenset[str]:
+    """The words of a fence's info that some kind answers to."""
+    return frozenset(word for kind in KINDS for word in kind.words)
+
+
+def around(options: Collection[str], path: str) -> contextlib.ExitStack:
+    """What the snippet at `path` runs within, for a block that says `options`."""
+    stack = contextlib.ExitStack()
+    for kind in KINDS:
+        if kind.around and kind.words & set(options):
+            stack.enter_context(kind.around(path))
+    return stack
+
+
+def numbered(options: Collection[str]) -> bool:
+    """Whether a block that says `options` numbers its lines by their line in the file."""
+    return any(kind.numbered and kind.words & set(options) for kind in KINDS)
+
+
+def notebook_output(out: Output) -> Output:
+    """An output as a .ipynb holds it."""
+    kind = kind_of(out)
+    return kind.notebook(out) if kind.notebook else out
+
+
+def tools(outputs: Iterable[Output]) -> set[str]:
+    """The programs a notebook holding these outputs needs."""
+    return {tool for out in outputs if (tool := kind_of(out).tool)}
+
+
+def written_by(out: Output) -> str | None:
+    """The method whose top-level call wrote this output to a file (graphviz's render), if any."""
+    return kind_of(out).written_by
+
+
+def printed(page: str) -> str:
+    """A page as printed (the book), each kind's way."""
+    for kind in KINDS:
+        page = kind.printed(page) if kind.printed else page
+    return page
+
+
 def assets() -> dict[str, Path]:
-    """The files of every kind's ASSETS, for the site."""
-    return {name: path for kind in KINDS for name, path in getattr(kind, "ASSETS", {}).items()}
+    """The files of every kind's assets, for the site."""
+    return {name: path for kind in KINDS for name, path in kind.assets.items()}

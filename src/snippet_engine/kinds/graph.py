@@ -1,16 +1,14 @@
 """A graph a snippet renders with graphviz (torchviz's too): the picture, and the graph as text."""
 
-import html
 import re
 from typing import Any
 
-from snippet_engine.render import check_svg, safe_svg, svg_file
+from snippet_engine.kinds.kind import Kind
+from snippet_engine.render import check_svg, escaped, safe_svg, size, svg_file
 
 GRAPH = "application/vnd.snippet.graph+json"
 """{"nodes", "edges"} of a graph, and "backward": the graph as a nested list, [{"text", "children"}]"""
 
-
-HOOKS = "graphviz"
 
 
 def capture(capture: Any, graphviz: Any) -> None:
@@ -89,13 +87,16 @@ def render(out: dict[str, Any], site: Any, block: Any) -> str:
     svg = out["data"]["image/svg+xml"]
     url, width, height = svg_file(svg, site, safe_svg(svg).encode())
     return (f'<figure class="snippet-graph"><a class="snippet-graph__open" href="{url}">'
-            f'<img src="{url}" alt="Computation graph with {len(graph["nodes"])} nodes" '
-            f'width="{width}" height="{height}" loading="lazy"><span>Open full size</span></a>'
+            f'<img src="{url}" alt="Computation graph with {len(graph["nodes"])} nodes"'
+            f'{size(width, height)} loading="lazy"><span>Open full size</span></a>'
             f'<details class="snippet-graph__text"><summary>This graph as text</summary>'
             f'{nested_list(graph["backward"])}</details></figure>')
 
 
 def nested_list(items: list[dict[str, Any]]) -> str:
     """Items {"text", "children"} as nested lists."""
-    return "<ul>" + "".join(f"<li>{html.escape(i['text'])}{nested_list(i['children']) if i['children'] else ''}"
+    return "<ul>" + "".join(f"<li>{escaped(i['text'])}{nested_list(i['children']) if i['children'] else ''}"
                             "</li>" for i in items) + "</ul>"
+
+
+KIND = Kind("graph", matches, render, hooks="graphviz", capture=capture, mime=GRAPH, tool="dot", written_by="render")

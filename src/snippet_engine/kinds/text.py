@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from snippet_engine.kinds.kind import Kind
 from snippet_engine.render import escaped
 
 
@@ -22,3 +23,6 @@ def render(out: dict[str, Any], site: Any, block: Any) -> str:
     text = out["text"] if "text" in out else out["data"]["text/plain"]
     return (f'<div class="highlight snippet-output snippet-{name}"><span class="filename">{title}</span>'
             f'<pre><code>{escaped(text.rstrip())}</code></pre></div>')
+
+
+KIND = Kind("text", matches, render, joined=joined)

@@ -1,14 +1,14 @@
 """A warning the snippet triggered: a warning box with its category."""
 
-import html
 import re
 from typing import Any
+
+from snippet_engine.kinds.kind import Kind
+from snippet_engine.render import escaped
 
 WARNING = "application/vnd.snippet.warning+json"  # {"category", "message"}
 BUILD_PLACE = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")  # where in PyTorch's C++ it was raised
 
-
-HOOKS = "warnings"
 
 
 def capture(capture: Any, module: Any) -> None:
@@ -42,4 +42,7 @@ def render(out: dict[str, Any], site: Any, block: Any) -> str:
     if not site.first_time((warning["category"], message)):
         message = "The same warning as above: " + re.split(r"(?<=\.)\s", message, maxsplit=1)[0]
     return (f'<div class="admonition warning snippet-warning"><p class="admonition-title">'
-            f'{html.escape(warning["category"])}{times}</p><p>{html.escape(message)}</p></div>')
+            f'{escaped(warning["category"])}{times}</p><p>{escaped(message)}</p></div>')
+
+
+KIND = Kind("warning", matches, render, hooks="warnings", capture=capture, mime=WARNING, joined=joined)

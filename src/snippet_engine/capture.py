@@ -12,9 +12,11 @@ way a Jupyter notebook does: `display(obj)` takes the object's
 `_repr_mimebundle_()` (or its `_repr_svg_()`, `_repr_html_()` and repr).
 """
 
+import base64
 import builtins
 import codecs
 import io
+import json
 import re
 import sys
 import types
@@ -24,7 +26,8 @@ from typing import Any, NotRequired, TextIO
 from snippet_engine import kinds
 from snippet_engine.shapes import LineOutput
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")  # colour codes: a page shows plain text
+# Colour codes and OSC 8 hyperlinks (the link's text stays): a page shows plain text.
+ESCAPES = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)")
 
 
 class Item(LineOutput):
@@ -114,14 +117,23 @@ class Capture:
             self.tail.clear()
         for item in items:
             if "chunks" in item:
-                item["output"]["text"] = ANSI.sub("", "".join(item.pop("chunks")))
+                item["output"]["text"] = as_shown("".join(item.pop("chunks")))
         return [{"line": item["line"], "output": item["output"]} for item in items]
+
+
+def as_shown(text: str) -> str:
+    """Printed text as a terminal shows it: without colour codes and link escapes, and of a line
+    drawn again after carriage returns (a progress bar), its last frame."""
+    text = ESCAPES.sub("", text)
+    if "\r" not in text:
+        return text
+    return "\n".join(next((frame for frame in reversed(line.split("\r")) if frame), "") for line in text.split("\n"))
 
 
 class TextStream(io.TextIOBase):
     """sys.stdout or sys.stderr: text goes to the capture; `.buffer` takes bytes. It goes to
-    the file `journal` too, flushed as Python flushes its streams: what is left of the output
-    when the snippet crashes before its outputs are written."""
+    the file `journal` too, a line at a time (as a terminal shows it): what is left of the
+    output when the snippet crashes, or is killed, before its outputs are written."""
 
     encoding = "utf-8"
 
@@ -190,29 +202,54 @@ def capture_streams(capture: Capture, fd_files: list[str], journals: list[str]) 
     """Python-level writes go to the capture directly (and to the files `journals`); fd 1 and 2
     go to files read back in order."""
     capture.fd_streams = [FdStream("stdout", fd_files[0]), FdStream("stderr", fd_files[1])]
-    out, err = (open(name, "w", encoding="utf-8", errors="replace") for name in journals)
+    out, err = (open(name, "w", encoding="utf-8", errors="replace", buffering=1) for name in journals)
     sys.stdout = TextStream(capture, "stdout", 1, out)
     sys.stderr = TextStream(capture, "stderr", 2, err)
 
 
-REPRS = {"text/html": "_repr_html_", "image/svg+xml": "_repr_svg_"}
+REPRS = {"text/html": "_repr_html_", "image/svg+xml": "_repr_svg_", "image/png": "_repr_png_"}
 
 
 def mime_bundle(obj: object) -> dict[str, Any]:
-    """What Jupyter's display() would show of `obj`."""
+    """What Jupyter's display() would show of `obj`, each MIME type's data checked (`checked`)."""
     if hasattr(obj, "_repr_mimebundle_"):
         data = obj._repr_mimebundle_()
         data = data[0] if isinstance(data, tuple) else data
+        if not isinstance(data, dict):
+            raise TypeError(f"display(): {type(obj).__name__}._repr_mimebundle_() returned "
+                            f"{type(data).__name__}, not a dict of MIME types")
     else:
         data = {mime: text for mime, name in REPRS.items() if hasattr(obj, name) and (text := getattr(obj, name)())}
-    return {"text/plain": repr(obj), **data}
+    return {mime: checked(mime, value) for mime, value in {"text/plain": repr(obj), **data}.items()}
+
+
+def checked(mime: object, value: object) -> object:
+    """A MIME type's data as a notebook stores it: text as a str, a PNG as base64 text, anything
+    else as JSON; a TypeError that says what is wrong otherwise."""
+    if not isinstance(mime, str):
+        raise TypeError(f"display() was given a MIME bundle whose key {mime!r} is not a str")
+    if mime == "image/png":
+        try:
+            data = value if isinstance(value, bytes) else base64.b64decode(value, validate=True)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise TypeError("display() was given image/png that is neither bytes nor base64 text") from None
+        if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+            raise TypeError("display() was given image/png that is not a PNG")
+        return base64.b64encode(data).decode()
+    if (mime.startswith("text/") or mime.endswith("+xml")) and not isinstance(value, str):
+        raise TypeError(f"display() was given {type(value).__name__} as {mime}, which must be a str")
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"display() was given data for {mime} that is not JSON ({err})") from None
+    return value
 
 
 def capture_display(capture: Capture) -> None:
     def display(*objects: object, **kwargs: object) -> None:
         for obj in objects:
             data = mime_bundle(obj)
-            kinds.displayed(data)
+            kinds.displayed(obj, data)
             capture.add({"output_type": "display_data", "metadata": {}, "data": data})
 
     vars(builtins)["display"] = display
