@@ -297,3 +297,42 @@ def test_a_failing_snippet_no_page_includes_fails_the_build_and_is_not_shipped(p
     site = project.root / "site"
     assert (site / "snippets/shown.py").exists() and not (site / "snippets/unused.py").exists()
     assert not [n for n in zipfile.ZipFile(site / "downloads/examples.zip").namelist() if "unused" in n]
+
+
+@pytest.mark.parametrize("listing", ["os.listdir(data)", "glob.glob(f'{data}/*')", "[e.name for e in os.scandir(data)]",
+                                     "[p.name for p in pathlib.Path(data).iterdir()]"])
+def test_a_new_file_in_a_folder_a_snippet_lists_runs_it_again(engine, tmp_path, listing):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.csv").write_text("1")
+    path = snippet(tmp_path, "lists.py", f"import glob, os, pathlib\ndata = {str(data)!r}\n"
+                   f"print(sorted(os.path.basename(n) for n in {listing}))\n")
+    assert engine.run(path).stdout == "['a.csv']\n" and engine.run(path).cached
+    (data / "b.csv").write_text("2")
+    assert engine.run(path).stdout == "['a.csv', 'b.csv']\n"
+
+
+def test_a_forked_child_s_reads_are_its_snippet_s_dependencies(engine, tmp_path):
+    data = tmp_path / "data.txt"
+    data.write_text("old")
+    path = snippet(tmp_path, "forks.py", f"import os\nif os.fork() == 0:\n    print(open({str(data)!r}).read())\n"
+                   "    os._exit(0)\nos.wait()\n")
+    engine.run(path)
+    assert engine.run(path).cached
+    data.write_text("new")
+    assert not engine.run(path).cached
+
+
+@pytest.mark.parametrize("reads", ["subprocess.run(['cat', data])", "os.system(f'cat {data}')",
+                                   "os.fork() or os.execvp('cat', ['cat', data])"])
+def test_a_snippet_that_starts_a_program_is_never_cached(engine, tmp_path, reads, caplog):
+    """The program's reads are unknown: a cached result could be stale."""
+    data = tmp_path / "data.txt"
+    data.write_text("old\n")
+    path = snippet(tmp_path, "cat.py", f"import os, subprocess, time\ndata = {str(data)!r}\n{reads}\ntime.sleep(0.2)\n")
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.snippets"):
+        engine.run(path)
+    assert "it started another program" in caplog.text
+    data.write_text("new\n")
+    again = engine.run(path)
+    assert not again.cached and again.error is None

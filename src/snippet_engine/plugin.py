@@ -146,9 +146,10 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         return server
 
     def watch_data_folders(self, server: LiveReloadServer) -> None:
-        """Under serve, the folders of data files snippets read (bench/results) are watched, those
-        a snippet starts reading in a later build too."""
-        for folder in sorted({Path(d).parent for s in self.build.snippets.values() for d in s.result.deps}):
+        """Under serve, the folders snippets list and those of data files they read (bench/results)
+        are watched, those a snippet starts reading in a later build too."""
+        deps = {Path(d) for s in self.build.snippets.values() for d in s.result.deps}
+        for folder in sorted({d if d.is_dir() else d.parent for d in deps}):
             if folder.is_dir() and not folder.is_relative_to(self.snippets) and str(folder) not in self.watched:
                 self.watched.add(str(folder))
                 server.watch(str(folder))

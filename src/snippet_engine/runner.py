@@ -61,7 +61,8 @@ class Result:
     seconds: float
     cached: bool
     error: Failure | None = None
-    deps: list[Path] = field(default_factory=list)  # the project files it imported or read
+    deps: list[Path] = field(default_factory=list)  # the project files it imported or read, the folders it listed
+    programs: list[str] = field(default_factory=list)  # how it started other programs, whose reads are unknown
 
     def select(self, first: int | None = None, last: int | None = None) -> list[dict[str, Any]]:
         """The nbformat outputs of lines first..last (all of them when no range)."""
@@ -119,8 +120,10 @@ def well_formed(data: Any) -> bool:
 
 
 def sha256(path: str | os.PathLike[str]) -> str | None:
-    """Digest of a file's bytes; None for a file that does not exist."""
+    """Digest of a file's bytes, or of the names in a folder; None for neither."""
     path = Path(path)
+    if path.is_dir():
+        return hashlib.sha256("\0".join(sorted(os.listdir(path))).encode(errors="surrogateescape")).hexdigest()
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
@@ -292,6 +295,9 @@ class Runner:
         if result.error and result.error["type"] in ("WorkerDied", "SnippetKilled"):
             if not self.stopping:  # killed from outside (out of memory?): run again by the next process only,
                 self.killed[key] = result  # not by each of serve's rebuilds
+        elif result.programs:
+            log.info(f"snippet {name} is not cached: it started another program ({', '.join(result.programs)}), "
+                     "whose reads are unknown")
         elif not changed:
             self.store(key, result)  # not when a file it read changed while it ran: its digest would lie
         return result
@@ -373,11 +379,12 @@ class Runner:
                     raise
                 reply = worker.run(request, name)
             except WorkerDied:
-                reply = {"outputs": [], "seconds": 0.0, "deps": [],
+                reply = {"outputs": [], "seconds": 0.0, "deps": [], "programs": [],
                          "error": failure("WorkerDied", "the snippet worker died twice while running this snippet")}
         finally:
             self.idle.put(worker)
-        return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], [Path(d) for d in reply["deps"]])
+        return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], [Path(d) for d in reply["deps"]],
+                      reply["programs"])
 
     def close(self) -> None:
         """Stop the workers and the snippets they run (`mkdocs serve` may be running one in the

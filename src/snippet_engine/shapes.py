@@ -35,10 +35,12 @@ class Request(TypedDict, total=False):
 
 class Reply(TypedDict):
     """What a snippet's run gives, as the worker replies it: its outputs, how long it ran, the
-    project files it imported or read, and how it failed (None: it did not)."""
+    project files it imported or read and the folders it listed, the programs it started (whose
+    reads are unknown), and how it failed (None: it did not)."""
     outputs: list[LineOutput]
     seconds: float
     deps: list[str]
+    programs: list[str]
     error: Failure | None
 
 

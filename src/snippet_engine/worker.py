@@ -28,7 +28,7 @@ Protocol, one JSON object per line. Request: {"path" (or "code"), "root",
 rather than a scratch one; "steps" true records each backward() the snippet calls
 (its page shows a step-through); root is the project folder (files under it
 that a snippet imports or reads are its dependencies). Replies:
-{"running": seconds} every `heartbeat` seconds while a snippet runs, then {"outputs", "seconds", "deps", "error"}.
+{"running": seconds} every `heartbeat` seconds while a snippet runs, then {"outputs", "seconds", "deps", "programs", "error"}.
 The worker exits when its stdin closes, killing a running child first.
 """
 
@@ -73,22 +73,55 @@ def is_local(filename: str, root: str) -> bool:
     return filename.startswith(root + os.sep) and not filename.startswith(sys.prefix + os.sep)
 
 
-def watch_reads(root: str, workdir: str) -> set[str]:
-    """Collect the project files a snippet opens for reading (data it loads)."""
-    reads: set[str] = set()
+LISTINGS = ("os.listdir", "os.scandir")  # audit events of a folder's listing (glob, os.walk and pathlib's too)
+PROGRAMS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn")  # of another program started
 
-    def hook(event: str, args: tuple[Any, ...]) -> None:
+
+class Watch:
+    """What a snippet and its forked children read: the project files they open for reading (data
+    they load), the project folders they list (the names in them are input too; not the import
+    system's listings: what it imports is a dependency already), and the programs they start,
+    whose reads no one sees. A forked child's go to the parent through `seen`, a file."""
+
+    def __init__(self, root: str, workdir: str, seen: str) -> None:
+        self.root, self.workdir, self.seen = root, workdir, seen
+        self.reads: set[str] = set()
+        self.programs: set[str] = set()
+        self.pid = os.getpid()
+        self.fd = os.open(seen, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)  # inherited by forked children
+        sys.addaudithook(self.hook)
+
+    def hook(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open" and isinstance(args[0], (str, os.PathLike)) and not set(args[1] or "r") & set("wax+"):
-            name = os.path.abspath(os.fspath(args[0]))
-            if is_local(name, root) and not name.startswith(workdir) and not name.endswith(".pyc"):
-                reads.add(name)
+            self.read(args[0])
+        elif event in LISTINGS and sys._getframe(1).f_code.co_filename != "<frozen importlib._bootstrap_external>":
+            if isinstance(args[0], int):  # a folder open by its descriptor: which one is unknown
+                self.note("p", event)
+            else:
+                self.read(args[0] if args[0] is not None else ".")
+        elif event in PROGRAMS:
+            self.note("p", event)
 
-    sys.addaudithook(hook)
-    return reads
+    def read(self, name: str | os.PathLike[str]) -> None:
+        name = os.path.abspath(os.fsdecode(name))
+        if is_local(name, self.root) and not name.startswith(self.workdir) and not name.endswith(".pyc"):
+            self.note("r", name)
+
+    def note(self, kind: str, name: str) -> None:
+        if os.getpid() == self.pid:
+            (self.reads if kind == "r" else self.programs).add(name)
+        else:
+            os.write(self.fd, f"{kind}{name}\0".encode(errors="surrogateescape"))
+
+    def children(self) -> None:
+        """Add what the forked children noted."""
+        with open(self.seen, "rb") as f:
+            for entry in f.read().decode(errors="surrogateescape").split("\0")[:-1]:
+                (self.reads if entry[0] == "r" else self.programs).add(entry[1:])
 
 
 def local_deps(path: str, root: str, reads: set[str]) -> list[str]:
-    """Project files this snippet imported or tried to open, besides itself. A file
+    """Project files this snippet imported, tried to open or listed, besides itself. A file
     that did not exist is one too: the output changes when it appears."""
     modules = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
     files = {f for f in modules if f and is_local(f, root) and os.path.isfile(f)} | reads
@@ -162,7 +195,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     sys.stdin = open(0, closefd=False)
     capture = scrapers.Capture(path, request["output_limit"])
     scrapers.install(capture, fd_files, [os.path.join(private, name) for name in ("stdout", "stderr")])
-    reads = watch_reads(root, workdir)
+    watch = Watch(root, workdir, os.path.join(private, "seen"))
     start = time.perf_counter()
     real_exit = os._exit
 
@@ -171,8 +204,9 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         signal.setitimer(signal.ITIMER_REAL, 0)
         sys.stdout.flush()
         sys.stderr.flush()
+        watch.children()
         reply: Reply = {"error": error, "seconds": seconds, "outputs": capture.finish(),
-                        "deps": local_deps(path, root, reads)}
+                        "deps": local_deps(path, root, watch.reads), "programs": sorted(watch.programs)}
         tmp = os.path.join(private, "reply.tmp")
         with open(tmp, "w", encoding="utf-8", errors="replace") as f:  # a lone surrogate (in an error) as "?"
             json.dump(reply, f, ensure_ascii=False)
@@ -347,7 +381,7 @@ def died(private: str, request: Request, status: int, seconds: float) -> Reply:
     found = re.search(rf'File "{re.escape(path)}", line (\d+)', report.partition("\nCurrent thread ")[2])
     line = int(found[1]) if found else None
     outputs: list[LineOutput] = [{"line": line, "output": {"output_type": "stream", "name": "stdout", "text": printed}}] if printed else []
-    return {"outputs": outputs, "seconds": seconds, "deps": [],
+    return {"outputs": outputs, "seconds": seconds, "deps": [], "programs": [],
             "error": failure(kind, f"the snippet process died ({how})", line, traceback=report[-4000:])}
 
 
