@@ -336,3 +336,19 @@ def test_a_snippet_that_starts_a_program_is_never_cached(engine, tmp_path, reads
     data.write_text("new\n")
     again = engine.run(path)
     assert not again.cached and again.error is None
+
+
+def test_an_output_that_cannot_be_shown_fails_at_its_line_and_is_never_cached(engine, tmp_path):
+    path = snippet(tmp_path, "bad_display.py", """\
+print("before")
+class Five:
+    def _repr_mimebundle_(self):
+        return {"text/plain": 5}
+display(Five())
+print("after")
+""")
+    result = engine.run(path)
+    assert result.error["type"] == "OutputError" and result.error["line"] == 5, result.error
+    assert result.stdout == "before\nafter\n"
+    assert outputs_html([o["output"] for o in result.outputs], PageHtml("", {}))
+    assert not engine.run(path).cached
