@@ -352,3 +352,45 @@ print("after")
     assert result.stdout == "before\nafter\n"
     assert outputs_html([o["output"] for o in result.outputs], PageHtml("", {}))
     assert not engine.run(path).cached
+
+
+def test_a_snippet_file_that_links_outside_snippets_is_a_clear_failure(project):
+    project.write("snippets/shown.py", "print('shown')\n")
+    outside = project.write("elsewhere/linked.py", "print('linked')\n")
+    (project.root / "snippets/linked.py").symlink_to(outside)
+    project.write("docs/index.md", "# Page\n\n```python\n--8<-- \"shown.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"snippets/linked.py links to {outside}, outside snippets/" in done.stderr
+    assert (project.root / "site/snippets/shown.py").exists() and not (project.root / "site/snippets/linked.py").exists()
+
+
+def test_a_snippet_that_deletes_its_own_file_is_a_clear_failure(project):
+    project.write("snippets/gone.py", "import os\nprint('bye')\nos.remove(__file__)\n")
+    project.write("docs/index.md", "# Page\n\nText.\n\n```python\n--8<-- \"gone.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert 'index.md:5: the include "gone.py": the included file snippets/gone.py does not exist' in done.stderr
+    assert not (project.root / "site/snippets/gone.py").exists()
+
+
+def test_a_snippet_changed_by_another_during_the_build_fails_it_naming_the_file(project):
+    """b.py runs first; a.py then rewrites it: the page would show b's new code with its old output."""
+    project.write("snippets/b.py", "print('old b')\n")
+    project.write("snippets/a.py", "import pathlib, time\ntime.sleep(1)\nprint('a')\n"
+                  "pathlib.Path(__file__).with_name('b.py').write_text(\"print('new b')\\n\")\n")
+    project.write("docs/index.md", "# Page\n\n```python\n--8<-- \"a.py\"\n```\n\n```python\n--8<-- \"b.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"index.md:7: snippet {project.root}/snippets/b.py: SnippetChanged: the file changed" in done.stderr
+
+
+def test_graphviz_s_dot_reads_only_the_files_its_arguments_name(engine, tmp_path):
+    """The program that draws graphs does not keep a snippet from the cache; a project file it is
+    given is a dependency."""
+    graph = tmp_path / "graph.dot"
+    graph.write_text("digraph { a -> b }")
+    path = snippet(tmp_path, "draws.py", f"import subprocess\nsubprocess.run(['dot', '-Tsvg', {str(graph)!r}], check=True)\n")
+    assert engine.run(path).error is None and engine.run(path).cached
+    graph.write_text("digraph { a -> c }")
+    assert not engine.run(path).cached

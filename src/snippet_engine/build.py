@@ -24,9 +24,10 @@ from mkdocs.structure.files import File, Files
 from mkdocs.utils import get_relative_url, meta
 
 from snippet_engine import api_links, notebooks, pages, standalone, wheel
-from snippet_engine.chapter import Chapter, Include, parse
+from snippet_engine.chapter import Chapter, Include, missing_file, parse
 from snippet_engine.page_cache import PageCache, key
 from snippet_engine.runner import Fingerprint, Result, Runner, fingerprint, sha256
+from snippet_engine.shapes import failure
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 BUNDLE = "downloads/examples.zip"  # every example as its download, with requirements.txt
@@ -72,7 +73,7 @@ class Snippet:
         return standalone.Program(*self.programs[entry])
 
     def save(self) -> None:
-        if self.made and not self.running:
+        if self.made and not self.running and not changed_while_built(self.result):
             self.cache.put(self.key, self.programs)
 
 
@@ -109,7 +110,7 @@ class Build:
         if path not in self.snippets:
             future = self.started.pop(path, None)
             result = self.runner.wait(future) if future else self.runner.run(path)
-            self.snippets[path] = Snippet(path, result, self.project, self.cache)
+            self.snippets[path] = Snippet(path, as_shown(result), self.project, self.cache)
         return self.snippets[path]
 
     def result(self, path: Path) -> Result:
@@ -157,7 +158,7 @@ class Build:
         recorded = {path for chapter in self.chapters.values() for path in chapter.recorded}
         # Every snippet a page includes, and every file a download is made of, run at once.
         self.included = {i.path for c in self.chapters.values() for i in c.snippets}
-        downloads = sorted(self.snippets_dir.rglob("*.py"))
+        downloads = self.find_snippets()
         self.run([(p, p in recorded) for p in sorted(self.included | set(downloads))])
         for file in documents:
             chapter = self.chapters[file.src_uri]
@@ -173,21 +174,38 @@ class Build:
         files.append(self.bundle)
         files.append(File.generated(config, f"downloads/{wheel.filename()}", content=wheel.wheel()))
 
+    def find_snippets(self) -> list[Path]:
+        """Every snippet file under snippets/; one that links outside it is a failure."""
+        found = []
+        for path in sorted(self.snippets_dir.rglob("*.py")):
+            if path.resolve().is_relative_to(self.snippets_dir.resolve()):
+                found.append(path)
+            else:
+                self.failures[path] = (f"snippets/{path.relative_to(self.snippets_dir).as_posix()} links to "
+                                       f"{path.resolve()}, outside snippets/: a snippet is a file under snippets/")
+                log.error(self.failures[path])
+        return found
+
     def finish(self, files: Files) -> None:
         """Every run waited for; the failures of every chapter logged (those of pages MkDocs did
         not render too); the notebooks, the downloads and the examples' zip made. A snippet that
         fails and that no page includes gets no download, and fails the build."""
         for path in list(self.started):
             self.snippet(path)
+        for snippet in self.snippets.values():
+            if not snippet.running:  # a snippet may write another after that one's page was made
+                snippet.result = as_shown(snippet.result)
         for chapter in self.chapters.values():
             self.check(chapter)
         for uri in self.notebooks:
             self.notebook_page(uri)
         programs: dict[str, str] = {}
         for path, file in self.downloads.items():
-            if path not in self.included and self.result(path).error:  # no page shows it; no download has it
-                self.failures[path] = f"no page includes snippet {self.result(path).describe()}"
+            result = self.result(path)
+            if path not in self.included and result.error:  # no page shows it; no download has it
+                self.failures[path] = f"no page includes snippet {result.describe()}"
                 log.error(self.failures[path])
+            if result.error and (path not in self.included or changed_while_built(result)):
                 files.remove(file)
                 continue
             name = path.relative_to(self.snippets_dir).as_posix()
@@ -207,18 +225,22 @@ class Build:
         self.running = [future for future, _ in started.values() if not future.done()]
         for path, (future, _) in started.items():
             done = future.done()  # asked once: a run may end between two asks
-            result = future.result() if done else Result(path, [], 0.0, False)  # no outputs yet
+            result = as_shown(future.result()) if done else Result(path, [], 0.0, False)  # no outputs yet
             self.snippets[path] = Snippet(path, result, self.project, self.cache, running=not done)
 
     def check(self, chapter: Chapter) -> None:
-        """Log each failure of the chapter's snippets once, naming page, file and line."""
+        """Log each failure of the chapter's snippets once, naming page, file and line. An include
+        whose file went since the page was read is one."""
         for block in chapter.blocks:
             line = chapter.markdown.count("\n", 0, block.start) + 1
             for include in block.includes:
+                result = self.result(include.path) if include.is_snippet and not include.problem else None
+                if not include.problem and not include.path.is_file():  # a snippet may delete a file
+                    include.problem = missing_file(include.file, self.snippets_dir)
                 spec = include.file + (f":{include.select}" if include.select else "")
                 if include.problem:
                     message = f'the include "{spec}": {include.problem}'
-                elif include.is_snippet and (result := self.result(include.path)).error:
+                elif result and result.error:
                     message = f"snippet {result.describe()}"
                 else:
                     continue
@@ -279,6 +301,21 @@ class Notebook:
     ipynb: File
     page: File
     markdown: str | None = None
+
+
+def as_shown(result: Result) -> Result:
+    """The result, or a failure when its snippet's file changed or went since its code ran:
+    its page would show other code than ran."""
+    return result if sha256(result.path) == result.source else changed(result.path)
+
+
+def changed_while_built(result: Result) -> bool:
+    return result.error is not None and result.error["type"] == "SnippetChanged"
+
+
+def changed(path: Path) -> Result:
+    return Result(path, [], 0.0, False, failure("SnippetChanged", "the file changed or was deleted during the "
+                                                "build, after its code ran (by another snippet?): build again"))
 
 
 def environment(found: Fingerprint) -> str:

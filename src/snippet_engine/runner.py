@@ -64,6 +64,7 @@ class Result:
     error: Failure | None = None
     deps: list[Path] = field(default_factory=list)  # the project files it imported or read, the folders it listed
     programs: list[str] = field(default_factory=list)  # how it started other programs, whose reads are unknown
+    source: str | None = None  # the digest of the code that ran (sha256)
 
     def select(self, first: int | None = None, last: int | None = None) -> list[dict[str, Any]]:
         """The nbformat outputs of lines first..last (all of them when no range)."""
@@ -139,6 +140,9 @@ class Scratch:
 
     def shows(self, assets: dict[str, Path]) -> None:
         pass
+
+    def first_time(self, what: object) -> bool:
+        return True
 
 
 def shown(result: Result) -> bool:
@@ -315,13 +319,15 @@ class Runner:
         """Run one snippet (or take it from the cache); never raises for the snippet's failures.
         `steps`: record each backward() it calls, for a step-through (worker.py)."""
         path = Path(path).resolve()
-        cached = self.cached(path, steps)
+        source = sha256(path)
+        key = self.key(path, steps, source)
+        cached = self.load(key, source) or self.killed.get(key)
         if cached is not None:
             return cached
-        key = self.key(path, steps)
         name = path.relative_to(self.root).as_posix()
         began = time.time()
         result = self.run_uncached({"path": str(path), "steps": steps}, path, name)
+        result.source = source
         complete = shown(result)
         log.info(f"snippet {name} ran in {result.seconds:.2f} s" + (" and failed" if result.error else ""))
         changed = any(p.exists() and p.stat().st_mtime >= began for p in [path, *result.deps])
@@ -381,7 +387,7 @@ class Runner:
     def start(self, path: Path, steps: bool = False) -> tuple[Future[Result], bool]:
         """run() in the background: its future, and whether it started now. A snippet that is
         running already (`mkdocs serve` rebuilt while it ran) is not started a second time."""
-        key = self.key(path, steps)  # an edited snippet is another run
+        key = self.key(path.resolve(), steps, sha256(path))  # an edited snippet is another run
         with self.lock:
             self.running = {k: f for k, f in self.running.items() if not f.done()}  # those that ended are results
             future = self.running.get(key)
@@ -438,14 +444,16 @@ class Runner:
 
     def cached(self, path: Path, steps: bool = False) -> Result | None:
         """The result of an unchanged snippet: from the cache, or kept in memory (`killed`)."""
-        key = self.key(path.resolve(), steps)
-        return self.load(key) or self.killed.get(key)
+        source = sha256(path)
+        key = self.key(path.resolve(), steps, source)
+        return self.load(key, source) or self.killed.get(key)
 
-    def key(self, path: Path, steps: bool = False) -> str:
+    def key(self, path: Path, steps: bool, source: str | None) -> str:
+        """The cache key of a snippet's run, given the digest of its code (`source`)."""
         relative = path.relative_to(self.root).as_posix()
-        return key(relative, sha256(path), fingerprint(self.packages), steps, self.output_limit)
+        return key(relative, source, fingerprint(self.packages), steps, self.output_limit)
 
-    def load(self, key: str) -> Result | None:
+    def load(self, key: str, source: str | None) -> Result | None:
         """The cached result, or None: a missing, corrupt, ill-formed or outdated entry is a miss."""
         try:
             data = self.cache.get(key)
@@ -457,7 +465,8 @@ class Runner:
             error = data["error"]
             if error and error["type"] == "SnippetTimeout" and data["timeout"] < self.timeout:
                 return None  # it may finish in the time it has now
-            return Result(self.root / data["path"], data["outputs"], data["seconds"], True, error, list(deps))
+            return Result(self.root / data["path"], data["outputs"], data["seconds"], True, error, list(deps),
+                          source=source)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 

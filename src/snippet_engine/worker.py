@@ -74,7 +74,9 @@ def is_local(filename: str, root: str) -> bool:
 
 
 LISTINGS = ("os.listdir", "os.scandir")  # audit events of a folder's listing (glob, os.walk and pathlib's too)
-PROGRAMS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn")  # of another program started
+# The audit events of another program started, and where each has the program's arguments (None: a shell command).
+PROGRAMS = {"subprocess.Popen": 1, "os.exec": 1, "os.posix_spawn": 1, "os.spawn": 2, "os.system": None}
+KNOWN = {"dot"}  # programs that read only the files their arguments name (Graphviz's, which draws graphs)
 
 
 class Watch:
@@ -100,7 +102,22 @@ class Watch:
             else:
                 self.read(args[0] if args[0] is not None else ".")
         elif event in PROGRAMS:
+            self.started(event, args)
+
+    def started(self, event: str, args: tuple[Any, ...]) -> None:
+        """A program a known one reads the project files its arguments name; any other, unknown ones."""
+        where = PROGRAMS[event]
+        argv = args[where] if where is not None else None
+        if not (isinstance(argv, (list, tuple)) and argv):
             self.note("p", event)
+            return
+        name = os.path.basename(os.fsdecode(argv[0]))
+        if name not in KNOWN:
+            self.note("p", name)
+            return
+        for arg in argv[1:]:
+            if isinstance(arg, (str, bytes, os.PathLike)):
+                self.read(os.fsdecode(arg))
 
     def read(self, name: str | os.PathLike[str]) -> None:
         name = os.path.abspath(os.fsdecode(name))
