@@ -394,3 +394,14 @@ def test_graphviz_s_dot_reads_only_the_files_its_arguments_name(engine, tmp_path
     assert engine.run(path).error is None and engine.run(path).cached
     graph.write_text("digraph { a -> c }")
     assert not engine.run(path).cached
+
+
+def test_an_include_outside_a_fence_fails_the_build_naming_page_and_line(project):
+    project.write("snippets/shown.py", "print('shown')\n")
+    project.write("docs/index.md", '# Page\n\nProse.\n--8<-- "shown.py"\n\n```python\n--8<-- "missing.py"\n')
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert 'index.md:4: the include "shown.py": an include outside a code block' in done.stderr
+    assert 'index.md:7: the include "missing.py": the fence opened on line 6 is never closed' in done.stderr
+    page = (project.root / "site/index.html").read_text()
+    assert page.count("This code block cannot be shown") == 2 and "print(&#x27;shown&#x27;)" not in page

@@ -106,7 +106,8 @@ def block_markdown(chapter: Chapter, block: Block, build: Build, page: PageHtml)
     indent = block.indent
     failures = [f for i in block.includes if (f := build.failure(chapter, i))]
     if any(i.problem for i in block.includes):
-        return indent + page.marker(render.error_block("This code block cannot be shown", "\n\n".join(failures))) + "\n"
+        error = render.error_block("This code block cannot be shown", "\n\n".join(failures))
+        return f"\n{indent}{page.marker(error)}\n"  # a paragraph of its own, even where prose is right above
     numbered = [(i.path.name, n, line) for i in block.includes for n, line in i.numbered()]
     info = block.info if "title=" in block.info else f'{block.info} title="{block.includes[0].file}"'
     if block.steps:  # the viewer names lines by their number in the file
