@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import mkdocs, sharing, snippet
 
+from snippet_engine import cache_file
 from snippet_engine.kinds import outputs_html
 from snippet_engine.pages import PageHtml
 from snippet_engine.runner import Runner
@@ -230,17 +231,20 @@ def test_a_cache_entry_of_the_wrong_shape_is_a_miss(engine, tmp_path, key, value
     assert engine.run(path).cached, "and written again whole"
 
 
-def test_a_cache_that_cannot_be_written_is_a_warning(engine, tmp_path, monkeypatch, caplog):
+def test_a_cache_that_cannot_be_written_is_one_note(engine, tmp_path, monkeypatch, caplog):
     path = snippet(tmp_path, "uncached.py", "print('still shown')\n")
     (tmp_path / "cache").mkdir()
+    monkeypatch.setattr(cache_file, "failed", [])
 
     def disk_full(self, target):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    with monkeypatch.context() as patched, caplog.at_level(logging.WARNING, logger="mkdocs.plugins.snippets"):
+    with monkeypatch.context() as patched, caplog.at_level(logging.INFO, logger="mkdocs.plugins.snippets"):
         patched.setattr(Path, "replace", disk_full)
         assert engine.run(path).stdout == "still shown\n"
-    assert "could not write the cache file" in caplog.text and "No space left on device" in caplog.text
+        assert engine.run(snippet(tmp_path, "also.py", "print('also')\n")).stdout == "also\n"
+    notes = [r for r in caplog.records if "the cache cannot be written" in r.message]
+    assert len(notes) == 1 and notes[0].levelno == logging.INFO and "No space left on device" in notes[0].message
     assert not list((tmp_path / "cache").iterdir()), "no temporary file is left"
     (tmp_path / "cache").rmdir()
     (tmp_path / "cache").write_text("a file where the cache folder should be")
@@ -252,18 +256,20 @@ def test_a_cache_that_cannot_be_written_is_a_warning(engine, tmp_path, monkeypat
     (tmp_path / "cache").unlink()
     engine.run(path)
     engine.cache.used = set()
+    monkeypatch.setattr(cache_file, "failed", [])
     monkeypatch.setattr(Path, "unlink", read_only)
-    engine.prune()
-    assert "could not prune the cache" in caplog.text and "Read-only file system" in caplog.text
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.snippets"):
+        engine.prune()
+    assert "Read-only file system" in caplog.text
 
 
-
-def test_a_build_whose_cache_cannot_be_written_warns_and_leaves_no_temporary_file(project):
+def test_a_strict_build_whose_cache_cannot_be_written_passes_with_one_note(project):
     project.write("snippets/shown.py", "print('shown')\n")
     project.write("docs/index.md", "# Page\n\nMath: \\(x^2\\).\n\n```python\n--8<-- \"shown.py\"\n```\n")
     (project.root / ".cache").write_text("a file where the cache folder should be")
-    done = mkdocs(project.root, "build")
-    assert "Traceback" not in done.stderr and "WARNING -  could not write the cache file" in done.stderr
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0 and "WARNING" not in done.stderr, done.stderr
+    assert done.stderr.count("the cache cannot be written") == 1
     assert not list(project.root.rglob("*.tmp"))
 
 SURROGATE = 'import sys\nprint("lone \\ud800", file=sys.stderr)\nprint("\\ud800")\n'

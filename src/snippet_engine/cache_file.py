@@ -16,17 +16,28 @@ from typing import Any
 log = logging.getLogger("mkdocs.plugins.snippets")
 
 
+failed: list[str] = []  # the first cache write that failed in this process, noted
+
+
+def unwritable(error: str) -> None:
+    """The one note, at info level, that a cache cannot be written: a build never fails for it,
+    strict or not, and what it did not keep is made again by the next."""
+    if not failed:
+        failed.append(error)
+        log.info(f"the cache cannot be written, so what it would keep is made again next time ({error})")
+
+
 def write_json(path: Path, data: Any) -> None:
     """`data` as JSON at `path`, through a temporary file renamed over it, so that a reader finds
     the old file or the new one, never half of one. A cache that cannot be written (a read-only
-    or full disk) is a warning, never a failed build; no temporary file is left behind."""
+    or full disk) is noted once (`unwritable`); no temporary file is left behind."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(json.dumps(data), encoding="utf-8")
         tmp.replace(path)
     except OSError as err:
-        log.warning(f"could not write the cache file {path}: {err}")
+        unwritable(f"{path}: {err}")
     finally:
         with contextlib.suppress(OSError):  # none was made, or it cannot be removed either
             tmp.unlink(missing_ok=True)
@@ -61,7 +72,7 @@ class CacheFolder:
                     if entry.stem not in self.used:
                         entry.unlink(missing_ok=True)
             except OSError as err:  # a read-only cache: it stays as it is
-                log.warning(f"could not prune the cache {self.folder}: {err}")
+                unwritable(f"{self.folder}: {err}")
         self.used = set()
 
 
