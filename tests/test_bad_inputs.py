@@ -13,12 +13,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import mkdocs, sharing, snippet
 
 from snippet_engine import cache_file
 from snippet_engine.kinds import outputs_html
 from snippet_engine.pages import PageHtml
 from snippet_engine.runner import Runner
+from snippet_engine.shapes import Settings
 
 WORKER_PRELOAD = ()  # the worker of this file's runners imports no torch: a timeout of 3 s keeps them quick
 
@@ -138,7 +140,7 @@ def test_a_worker_killed_from_outside_leaves_no_snippet_running_and_no_temporary
     path = snippet(tmp_path, "spin.py", f"import os, pathlib\nfirst = pathlib.Path({str(first)!r})\n"
                    "if first.exists():\n    print('again')\nelse:\n    first.write_text(str(os.getpid()))\n"
                    "    while True:\n        pass\n")
-    engine = Runner(tmp_path / "snippets", timeout=600, preload=())
+    engine = Runner(Settings(tmp_path / "snippets", timeout=600, preload=()))
     try:
         with ThreadPoolExecutor(1) as pool:
             running = pool.submit(engine.run, path)
@@ -411,3 +413,15 @@ def test_an_include_outside_a_fence_fails_the_build_naming_page_and_line(project
     assert 'index.md:7: the include "missing.py": the fence opened on line 6 is never closed' in done.stderr
     page = (project.root / "site/index.html").read_text()
     assert page.count("This code block cannot be shown") == 2 and "print(&#x27;shown&#x27;)" not in page
+
+
+@pytest.mark.parametrize("setting, value", [("timeout", 0), ("timeout", -1), ("output_limit", -10), ("workers", 0)])
+def test_an_invalid_setting_is_a_config_error_naming_it(project, setting, value):
+    project.write("docs/index.md", "# Page\n")
+    config = yaml.safe_load((project.root / "mkdocs.yml").read_text())
+    next(p for p in config["plugins"] if isinstance(p, dict) and "snippets" in p)["snippets"][setting] = value
+    (project.root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"option '{setting}': must be at least 1, not {value}" in done.stderr
+    assert "Aborted with a configuration error!" in done.stdout

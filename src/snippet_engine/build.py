@@ -150,7 +150,7 @@ class Build:
         """Start every snippet; add the chapters' notebooks (unless a chapter's front matter says
         `notebook: false`), their pages, and every snippet as a download, alone and in the
         examples' zip: their content is made once the snippets have run (`notebook_page`, `finish`)."""
-        found = fingerprint(self.runner.packages)  # what produces the outputs: Python, packages, GPU
+        found = fingerprint(self.runner.settings.packages)  # what produces the outputs: Python, packages, GPU
         self.packages = found["packages"]
         documents = [f for f in files.documentation_pages() if f.src_uri.endswith(".md")]
         for file in documents:

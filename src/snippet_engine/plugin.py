@@ -24,7 +24,6 @@ MkDocs keeps a plugin across serve rebuilds, and `on_shutdown` stops it.
 import html
 import itertools
 import logging
-import os
 import re
 import signal
 import threading
@@ -36,6 +35,7 @@ from typing import Any, Literal
 from jinja2 import Environment
 from mkdocs.config import base
 from mkdocs.config import config_options as c
+from mkdocs.config.base import ValidationError
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
@@ -47,11 +47,12 @@ from mkdocs.structure.toc import TableOfContents
 from mkdocs.utils import CountHandler, get_relative_url
 
 import autograd_steps
-from snippet_engine import api_links, kinds, pages, runner
+from snippet_engine import api_links, kinds, pages
 from snippet_engine.build import BUNDLE, Build
 from snippet_engine.chapter import parse
 from snippet_engine.page_cache import key
 from snippet_engine.runner import Runner
+from snippet_engine.shapes import Settings
 from snippet_engine.system_tools import check_dot
 
 SCRIPTS = "assets/snippet-engine"  # the kinds' scripts and styles (their ASSETS: the step-through viewer's)
@@ -63,8 +64,20 @@ NOTEBOOK_LIST = "<!-- snippets: notebooks -->"  # every chapter's notebook, with
 TITLE = re.compile(r'<span class="filename">([^<]+)</span>')
 # A code block as Material finds it (`pre:not(.mermaid) > code`), with its line spans if it has them.
 CODE_BLOCK = re.compile(r'(<pre(?![^>]*\bmermaid\b)[^>]*>(?:<span></span>)?)<code>(?=(<span id="__span)?)')
-# `Runner`'s arguments: snippets_dir, cache_dir, timeout, output_limit, preload, packages, workers.
-Settings = tuple[Path, Path, int, int, tuple[str, ...], tuple[str, ...], int]
+
+
+class AtLeast(c.Type[int]):
+    """A whole number of at least `least`: a config error at start-up names the setting otherwise."""
+
+    def __init__(self, least: int, default: int) -> None:
+        super().__init__(int, default=default)
+        self.least = least
+
+    def run_validation(self, value: object) -> int:
+        number = super().run_validation(value)
+        if number < self.least:
+            raise ValidationError(f"must be at least {self.least}, not {number}")
+        return number
 
 
 class SnippetsConfig(base.Config):
@@ -72,28 +85,28 @@ class SnippetsConfig(base.Config):
     """Folder of the runnable examples, relative to mkdocs.yml."""
     cache_dir = c.Type(str, default=".cache/snippets")
     """Where results are cached by content, relative to mkdocs.yml."""
-    workers = c.Type(int, default=os.cpu_count() or 1)
+    workers = AtLeast(1, default=Settings.workers)
     """Snippets run at once, each in a warm worker process of its own."""
-    timeout = c.Type(int, default=runner.TIMEOUT)
+    timeout = AtLeast(1, default=int(Settings.timeout))
     """Seconds a snippet may run before it is stopped and reported."""
-    output_limit = c.Type(int, default=runner.OUTPUT_LIMIT)
+    output_limit = AtLeast(1, default=Settings.output_limit)
     """Characters of a snippet's printed output kept: the first and last half, the cut said."""
-    preload = c.ListOfItems(c.Type(str), default=list(runner.PRELOAD))
+    preload = c.ListOfItems(c.Type(str), default=list(Settings.preload))
     """Modules the worker imports once, so that each snippet starts warm."""
-    fingerprint_packages = c.ListOfItems(c.Type(str), default=list(runner.PACKAGES))
+    fingerprint_packages = c.ListOfItems(c.Type(str), default=list(Settings.packages))
     """Packages whose versions are part of every cache key."""
     notebooks_dir = c.Type(str, default="notebooks")
     """Where chapters' notebooks and their pages go in the site."""
     api_reference = c.Type(str, default="https://docs.pytorch.org/docs/stable/")
     """The PyTorch reference that torch names in prose link to (api_links.py)."""
-    serve_wait = c.Type(int, default=5)
+    serve_wait = AtLeast(0, default=5)
     """Under `mkdocs serve`, seconds a rebuild waits for a snippet; then the pages show it as
     running, and the site is rebuilt when it ends (a browser waits for the rebuild)."""
 
-    def runner_settings(self, project: Path) -> Settings:
-        """`Runner`'s arguments, for the project whose mkdocs.yml these settings are of."""
-        return (project / self.snippets_dir, project / self.cache_dir, self.timeout, self.output_limit,
-                tuple(self.preload), tuple(self.fingerprint_packages), self.workers)
+    def settings(self, project: Path) -> Settings:
+        """How snippets run, for the project whose mkdocs.yml these settings are of."""
+        return Settings(project / self.snippets_dir, project / self.cache_dir, self.timeout, self.output_limit,
+                        tuple(self.preload), tuple(self.fingerprint_packages), self.workers)
 
 
 class SnippetsPlugin(BasePlugin[SnippetsConfig]):
@@ -117,11 +130,11 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         self.project = Path(config.config_file_path).resolve().parent
         self.snippets = self.project / self.config.snippets_dir
         self.ran = self.project / self.config.cache_dir / "serve-ran"  # its change rebuilds the site
-        settings = self.config.runner_settings(self.project)
+        settings = self.config.settings(self.project)
         if settings != self.settings:
             if self.settings:
                 self.runner.close()
-            self.runner, self.settings = Runner(*settings), settings
+            self.runner, self.settings = Runner(settings), settings
         self.nav_pages: list[str] = []
         self.cached_pages: dict[str, tuple[str, TableOfContents]] = {}  # notebook pages rendered before: (html, toc)
         self.page_keys: dict[str, str] = {}

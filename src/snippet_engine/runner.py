@@ -37,13 +37,8 @@ from typing import Any, TypedDict, cast
 
 from snippet_engine import kinds
 from snippet_engine.cache_file import CacheFolder, engine_digest, key
-from snippet_engine.shapes import Failure, LineOutput, Reply, Request, failure
+from snippet_engine.shapes import Failure, LineOutput, Reply, Request, Settings, failure
 
-# The settings' defaults, for the plugin's config and for the tests' runner.
-PRELOAD = ("torch", "matplotlib.pyplot", "graphviz", "torchviz")  # imported once by each worker
-PACKAGES = ("torch", "torchviz", "graphviz", "matplotlib", "numpy")  # their versions key every result
-TIMEOUT = 600  # seconds a snippet may run
-OUTPUT_LIMIT = 20_000  # characters of printed output kept
 log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build log shows it
 
 
@@ -96,7 +91,7 @@ class SnippetError(Exception):
 
 
 @functools.cache
-def fingerprint(packages: tuple[str, ...] = PACKAGES) -> Fingerprint:
+def fingerprint(packages: tuple[str, ...] = Settings.packages) -> Fingerprint:
     """What besides the snippet's own files decides its output."""
     versions: dict[str, str | None] = {}
     for name in packages:
@@ -170,7 +165,7 @@ class WorkerDied(Exception):
 class Worker:
     """The warm process that forks one child per snippet (worker.py)."""
 
-    def __init__(self, preload: tuple[str, ...] = PRELOAD) -> None:
+    def __init__(self, preload: tuple[str, ...] = Settings.preload) -> None:
         self.proc: subprocess.Popen[str] | None = None
         self.tmp: str | None = None  # the worker's temporary folder, and its snippets'
         self.preload = preload  # what it imports when it starts
@@ -294,17 +289,14 @@ def kill_session(sid: int) -> None:
 
 
 class Runner:
-    """Runs snippets under `snippets_dir` (their project is its parent) with a content cache."""
+    """Runs snippets under the settings' `snippets_dir` (their project is its parent) with a content cache."""
 
-    def __init__(self, snippets_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str] | None = None,
-                 timeout: float = TIMEOUT, output_limit: int = OUTPUT_LIMIT, preload: Iterable[str] = PRELOAD,
-                 packages: Iterable[str] = PACKAGES, workers: int = 1) -> None:
-        self.root = Path(snippets_dir).resolve()
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.root = settings.snippets_dir.resolve()
         self.project = self.root.parent  # dependencies may live anywhere in it (data files)
-        self.cache = CacheFolder(Path(cache_dir) if cache_dir else None)
-        self.timeout, self.output_limit, self.packages = timeout, output_limit, tuple(packages)
-        self.preload = tuple(preload)
-        self.workers = [Worker(self.preload) for _ in range(max(1, workers))]  # started when first used
+        self.cache = CacheFolder(settings.cache_dir)
+        self.workers = [Worker(settings.preload) for _ in range(max(1, settings.workers))]  # started when first used
         self.idle: queue.SimpleQueue[Worker] = queue.SimpleQueue()
         for worker in self.workers:
             self.idle.put(worker)
@@ -360,7 +352,7 @@ class Runner:
         misses = sum(result is None for _, result in found)
         if misses:
             for worker in self.workers:
-                worker.preload = () if once and misses <= len(self.workers) else self.preload
+                worker.preload = () if once and misses <= len(self.workers) else self.settings.preload
         return [(done(result), False) if result else self.start(*item) for item, result in found]
 
     def warm(self) -> None:
@@ -368,7 +360,7 @@ class Runner:
         next edit's snippet does not wait for a worker to import torch: without this the first
         edit that each worker runs waits for it (about 4 s here)."""
         for worker in self.workers:
-            worker.preload = self.preload
+            worker.preload = self.settings.preload
             worker.warm()
 
     def wait(self, future: Future[Result]) -> Result:
@@ -407,8 +399,8 @@ class Runner:
 
     def run_uncached(self, request: Request, path: Path, name: str) -> Result:
         """Run a request in the worker; a worker that dies is started again once."""
-        request.update({"root": str(self.project), "timeout": self.timeout, "heartbeat": self.heartbeat,
-                        "output_limit": self.output_limit})
+        request.update({"root": str(self.project), "timeout": self.settings.timeout, "heartbeat": self.heartbeat,
+                        "output_limit": self.settings.output_limit})
         worker = self.idle.get()
         try:
             reply = worker.run(request, name)
@@ -451,7 +443,7 @@ class Runner:
     def key(self, path: Path, steps: bool, source: str | None) -> str:
         """The cache key of a snippet's run, given the digest of its code (`source`)."""
         relative = path.relative_to(self.root).as_posix()
-        return key(relative, source, fingerprint(self.packages), steps, self.output_limit)
+        return key(relative, source, fingerprint(self.settings.packages), steps, self.settings.output_limit)
 
     def load(self, key: str, source: str | None) -> Result | None:
         """The cached result, or None: a missing, corrupt, ill-formed or outdated entry is a miss."""
@@ -463,7 +455,7 @@ class Runner:
             if any(sha256(dep) != digest for dep, digest in deps.items()):
                 return None
             error = data["error"]
-            if error and error["type"] == "SnippetTimeout" and data["timeout"] < self.timeout:
+            if error and error["type"] == "SnippetTimeout" and data["timeout"] < self.settings.timeout:
                 return None  # it may finish in the time it has now
             return Result(self.root / data["path"], data["outputs"], data["seconds"], True, error, list(deps),
                           source=source)
@@ -473,7 +465,7 @@ class Runner:
     def store(self, key: str, result: Result) -> None:
         deps = {Path(d).relative_to(self.project).as_posix(): sha256(d) for d in result.deps}
         data = {"path": result.path.relative_to(self.root).as_posix(), "deps": deps, "outputs": result.outputs,
-                "seconds": result.seconds, "error": result.error, "timeout": self.timeout}
+                "seconds": result.seconds, "error": result.error, "timeout": self.settings.timeout}
         self.cache.put(key, data)
 
     def prune(self) -> None:
