@@ -1,10 +1,12 @@
 """page_cache.py in-process: rendered HTML kept by content, and what makes an entry a miss."""
 
 import json
+from pathlib import Path
 
+import pytest
 from mkdocs.structure.toc import get_toc
 
-from snippet_engine import cache_file, page_cache
+from snippet_engine import cache_file, katex, page_cache, runner
 from snippet_engine.page_cache import PageCache, key
 
 TOC = [{"level": 1, "id": "title", "name": "Title", "children": [
@@ -36,8 +38,30 @@ def test_the_key_changes_with_the_content_the_renderer_and_the_engine(monkeypatc
     monkeypatch.setattr(page_cache, "renderer", lambda: {**versions, "markdown": "9"})
     assert key("a") != before
     monkeypatch.undo()
-    monkeypatch.setattr(cache_file, "engine_digest", lambda: "another engine")
+    edited(monkeypatch, "pages.py")
     assert key("a") != before
+
+
+def edited(monkeypatch, name):
+    """The engine's file `name` read as if it were edited."""
+    read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda path: read(path) + b"# edited\n" * (path.name == name))
+    cache_file.code_digest.cache_clear()
+
+
+@pytest.mark.parametrize("name, snippets_run_again, formulas_typeset_again", [
+    ("plugin.py", False, False), ("katex.py", False, True), ("katex_render.mjs", False, True),
+    ("worker.py", True, False), ("scrapers.py", True, False), ("figure.py", True, False), ("recording.py", True, False)])
+def test_each_cache_is_keyed_by_the_code_that_makes_it(monkeypatch, name, snippets_run_again, formulas_typeset_again):
+    def keys():
+        return runner.fingerprint.__wrapped__()["engine"], katex.formulas_key("0.16")
+
+    cache_file.code_digest.cache_clear()
+    result, formulas = keys()
+    edited(monkeypatch, name)
+    assert (keys()[0] != result, keys()[1] != formulas) == (snippets_run_again, formulas_typeset_again)
+    monkeypatch.undo()
+    cache_file.code_digest.cache_clear()
 
 
 def test_prune_keeps_what_this_build_used(tmp_path):

@@ -31,8 +31,9 @@ import json
 import logging
 import re
 from collections.abc import Collection
+from pathlib import Path
 
-from snippet_engine.cache_file import CacheFolder, key
+from snippet_engine.cache_file import CacheFolder, code_digest, key
 from snippet_engine.runner import Runner, SnippetError
 
 log = logging.getLogger("mkdocs.plugins.snippets")
@@ -113,7 +114,7 @@ class Names:
 
     def __init__(self, cache: CacheFolder, version: str | None, runner: Runner) -> None:
         self.cache, self.version, self.runner = cache, version, runner
-        self.key = key("torch names", version)
+        self.key = key("torch names", version, code_digest(Path(__file__)))
         known = cache.get(self.key)
         self.known: dict[str, str | None] = known if isinstance(known, dict) else {}
 

@@ -35,16 +35,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
-from snippet_engine import kinds
-from snippet_engine.cache_file import CacheFolder, engine_digest, key
+import autograd_steps
+from snippet_engine import kinds, render, scrapers
+from snippet_engine import worker as snippet_worker
+from snippet_engine.cache_file import CacheFolder, code_digest, key, source
 from snippet_engine.shapes import Failure, LineOutput, Reply, Request, Settings, failure
 
 log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build log shows it
+RUNS = (snippet_worker, scrapers, kinds, render, autograd_steps)  # the code that runs a snippet and captures its outputs
 
 
 class Fingerprint(TypedDict):
     """What besides a snippet's own files decides its output (`fingerprint`)."""
-    engine: str
+    engine: str  # the digest of the code that runs it and captures its outputs (`RUNS`)
     python: str
     packages: dict[str, str | None]  # None: not installed
     gpu: bool
@@ -100,7 +103,7 @@ def fingerprint(packages: tuple[str, ...] = Settings.packages) -> Fingerprint:
         except metadata.PackageNotFoundError:
             versions[name] = None
     gpu = os.path.exists("/proc/driver/nvidia/version") and os.environ.get("CUDA_VISIBLE_DEVICES") != ""
-    return {"engine": engine_digest(), "python": platform.python_version(), "packages": versions, "gpu": gpu}
+    return {"engine": code_digest(*map(source, RUNS)), "python": platform.python_version(), "packages": versions, "gpu": gpu}
 
 
 def well_formed(data: Any) -> bool:
