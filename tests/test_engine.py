@@ -728,3 +728,24 @@ def test_a_warning_repeated_in_a_row_shows_once_counted_and_again_later_by_its_f
     assert [b.get_text(" ") for b in again.select(".snippet-warning")] == [
         "UserWarning The same warning as above: First sentence."]
     assert other.select_one(".snippet-warning p + p").get_text() == "First sentence. Second sentence."
+
+
+def test_sigterm_ends_the_process_after_its_finally_blocks_without_freeing_what_it_holds():
+    """What a large snippet's copies leave in memory took seconds to free one object at a time."""
+    code = textwrap.dedent("""\
+        import os, signal
+        from snippet_engine.plugin import stop
+
+        class Held:
+            def __del__(self):
+                print("freed", flush=True)
+
+        held = Held()
+        signal.signal(signal.SIGTERM, stop)
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+        finally:
+            print("finally", flush=True)
+        """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 128 + signal.SIGTERM and done.stdout == "finally\n", done

@@ -21,11 +21,14 @@ The plugin owns the runner, and so the worker process, for its lifetime:
 MkDocs keeps a plugin across serve rebuilds, and `on_shutdown` stops it.
 """
 
+import atexit
 import html
 import itertools
 import logging
+import os
 import re
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -297,8 +300,17 @@ def with_copy_buttons(page: str) -> str:
 
 def stop(signum: int, frame: object) -> None:
     """SIGTERM stops MkDocs as Ctrl-C does, through its `finally`s: `on_shutdown` stops the
-    worker, and `mkdocs serve` removes the temporary site it serves."""
+    worker, and `mkdocs serve` removes the temporary site it serves. Then the process ends at
+    once, without freeing what it holds one object at a time (after a large snippet's copies,
+    that took seconds)."""
+    atexit.register(exit_now, 128 + signum)  # the last registered, the first to run: after the `finally`s
     raise SystemExit(128 + signum)
+
+
+def exit_now(status: int) -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def keep_serving_on_errors() -> None:
