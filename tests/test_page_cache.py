@@ -7,7 +7,7 @@ import pytest
 from mkdocs.structure.toc import get_toc
 
 from snippet_engine import cache_file, katex, page_cache, runner
-from snippet_engine.page_cache import PageCache, key
+from snippet_engine.page_cache import PageCache, made_key
 
 TOC = [{"level": 1, "id": "title", "name": "Title", "children": [
     {"level": 2, "id": "part", "name": "Part", "children": []}]}]
@@ -15,8 +15,8 @@ TOC = [{"level": 1, "id": "title", "name": "Title", "children": [
 
 def test_a_page_comes_back_with_its_table_of_contents(tmp_path):
     cache = PageCache(tmp_path)
-    cache.put_page(key("page"), "<h1>Title</h1>", get_toc(TOC))
-    html, toc = PageCache(tmp_path).page(key("page"))
+    cache.put_page(made_key("page"), "<h1>Title</h1>", get_toc(TOC))
+    html, toc = PageCache(tmp_path).page(made_key("page"))
     assert html == "<h1>Title</h1>"
     assert [(a.title, a.id, [c.title for c in a.children]) for a in toc] == [("Title", "title", ["Part"])]
 
@@ -24,22 +24,22 @@ def test_a_page_comes_back_with_its_table_of_contents(tmp_path):
 def test_an_entry_of_the_wrong_shape_or_not_json_is_a_miss(tmp_path):
     cache = PageCache(tmp_path)
     for entry, text in [("list", "[1, 2]"), ("fields", '{"html": 1}'), ("broken", "{"), ("empty", "")]:
-        (tmp_path / f"{key(entry)}.json").write_text(text)
-        assert cache.page(key(entry)) is None, entry
-    (tmp_path / f"{key('highlight-pre', 'x = 1')}.json").write_text(json.dumps({"not": "html"}))
+        (tmp_path / f"{made_key(entry)}.json").write_text(text)
+        assert cache.page(made_key(entry)) is None, entry
+    (tmp_path / f"{made_key('highlight-pre', 'x = 1')}.json").write_text(json.dumps({"not": "html"}))
     assert cache.highlighted("x = 1").startswith('<div class="highlight"><pre>')
 
 
 def test_the_key_changes_with_the_content_the_renderer_and_the_engine(monkeypatch):
     versions = page_cache.renderer()
     assert set(versions) == set(page_cache.RENDERERS) and all(versions.values())
-    assert key("a", [1]) == key("a", [1]) != key("a", [2])
-    before = key("a")
+    assert made_key("a", [1]) == made_key("a", [1]) != made_key("a", [2])
+    before = made_key("a")
     monkeypatch.setattr(page_cache, "renderer", lambda: {**versions, "markdown": "9"})
-    assert key("a") != before
+    assert made_key("a") != before
     monkeypatch.undo()
     edited(monkeypatch, "pages.py")
-    assert key("a") != before
+    assert made_key("a") != before
 
 
 def edited(monkeypatch, name):
@@ -66,8 +66,8 @@ def test_each_cache_is_keyed_by_the_code_that_makes_it(monkeypatch, name, snippe
 
 def test_prune_keeps_what_this_build_used(tmp_path):
     cache = PageCache(tmp_path)
-    cache.put(key("old"), "old")
+    cache.put(made_key("old"), "old")
     cache.prune()
-    cache.put(key("new"), "new")
+    cache.put(made_key("new"), "new")
     cache.prune()
-    assert sorted(p.stem for p in tmp_path.glob("*.json")) == [key("new")]
+    assert sorted(p.stem for p in tmp_path.glob("*.json")) == [made_key("new")]

@@ -25,7 +25,7 @@ from mkdocs.utils import get_relative_url, meta
 
 from snippet_engine import api_links, notebooks, pages, standalone, wheel
 from snippet_engine.chapter import Chapter, Include, missing_file, parse
-from snippet_engine.page_cache import PageCache, key
+from snippet_engine.page_cache import PageCache, made_key
 from snippet_engine.runner import Fingerprint, Result, Runner, fingerprint, sha256
 from snippet_engine.shapes import failure
 
@@ -50,16 +50,16 @@ class Snippet:
         return standalone.Source(self.path, self.project, data)
 
     @functools.cached_property
-    def key(self) -> str:
+    def made_from(self) -> str:
         """What its programs and cells are made from: its code, the files it imports and reads
         (its helper modules, its data), and its outputs."""
         files = {str(p): sha256(p) for p in [self.path, *self.result.deps]}
-        return key("snippet", files, self.result.outputs, self.result.error)
+        return made_key("snippet", files, self.result.outputs, self.result.error)
 
     @functools.cached_property
     def programs(self) -> dict[str, list[str]]:
         """{"first:last:as_file": [setup, copy]} of the programs made so far."""
-        saved = self.cache.get(self.key)
+        saved = self.cache.get(self.made_from)
         well_formed = isinstance(saved, dict) and all(
             isinstance(v, list) and len(v) == 2 and all(isinstance(t, str) for t in v) for v in saved.values())
         return cast(dict[str, list[str]], saved) if well_formed else {}
@@ -74,7 +74,7 @@ class Snippet:
 
     def save(self) -> None:
         if self.made and not self.running and not changed_while_built(self.result):
-            self.cache.put(self.key, self.programs)
+            self.cache.put(self.made_from, self.programs)
 
 
 @dataclass
@@ -96,7 +96,7 @@ class Build:
     downloads: dict[Path, File] = field(default_factory=dict)  # every snippet as a program of its own
     bundle: File | None = None
     environment: str = ""
-    names: api_links.Names | None = None
+    names: api_links.TorchNames | None = None
     running: list[Future[Result]] = field(default_factory=list)  # the runs the pages show as running
 
     def __post_init__(self) -> None:
@@ -169,7 +169,7 @@ class Build:
             self.downloads[path] = File.generated(config, f"{self.snippets_url}/{name}", content="")
             files.append(self.downloads[path])
         self.environment = environment(found)
-        self.names = api_links.Names(self.cache, found["packages"]["torch"], self.runner)
+        self.names = api_links.TorchNames(self.cache, found["packages"]["torch"], self.runner)
         self.bundle = File.generated(config, BUNDLE, content=b"")
         files.append(self.bundle)
         files.append(File.generated(config, f"downloads/{wheel.filename()}", content=wheel.wheel()))
@@ -265,7 +265,7 @@ class Build:
         notebook = self.notebooks[src_uri]
         if notebook.markdown is None:
             chapter = notebook.chapter
-            made_from = key("cells", chapter.markdown, sorted(self.snippet(i.path).key for i in chapter.snippets))
+            made_from = made_key("cells", chapter.markdown, sorted(self.snippet(i.path).made_from for i in chapter.snippets))
             cells = self.cache.get(made_from)
             if not (isinstance(cells, list) and all(isinstance(c, dict) and "cell_type" in c for c in cells)):
                 cells = notebooks.chapter_cells(chapter, {i.path: self.result(i.path) for i in chapter.snippets},

@@ -1,5 +1,5 @@
 """The engine's one kind of cache: a folder of JSON entries (`CacheFolder`), each written whole
-or not at all (`write_json`), under a `key` that holds the digest of the code that makes it.
+or not at all (`write_json`), under an `entry_key` that holds the digest of the code that makes it.
 Snippet results (runner.py), rendered pages, copies and notebook cells (page_cache.py,
 build.py), the kinds of torch names (api_links.py) and KaTeX's formulas (katex.py) are kept
 this way."""
@@ -77,7 +77,7 @@ class CacheFolder:
         self.used = set()
 
 
-def key(*parts: Any) -> str:
+def entry_key(*parts: Any) -> str:
     """The key of an entry made from `parts` (JSON, or their str()); among them the maker of the
     entry puts the `code_digest` of its own code."""
     return hashlib.sha256(json.dumps(list(parts), sort_keys=True, default=str).encode()).hexdigest()

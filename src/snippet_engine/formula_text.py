@@ -47,7 +47,7 @@ class FormulaTexts:
     """The text of each formula, for one build, kept in `cache` for the pylatexenc version."""
 
     def __init__(self, cache: CacheFolder) -> None:
-        self.cache, self.key = cache, cache_file.key("formula texts", version("pylatexenc"), cache_file.code_digest(Path(__file__)))
+        self.cache, self.key = cache, cache_file.entry_key("formula texts", version("pylatexenc"), cache_file.code_digest(Path(__file__)))
         saved = cache.get(self.key)
         self.saved = saved if isinstance(saved, dict) else None  # what the cache holds
         self.texts: dict[str, str] = dict(self.saved or {})

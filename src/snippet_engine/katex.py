@@ -71,7 +71,7 @@ def tex(m: re.Match[str]) -> str:
 
 def formulas_key(version: str) -> str:
     """The cache entry of the formulas typeset by KaTeX `version`."""
-    return cache_file.key("katex formulas", version, cache_file.code_digest(Path(__file__), Path(__file__).with_name("katex_render.mjs")))
+    return cache_file.entry_key("katex formulas", version, cache_file.code_digest(Path(__file__), Path(__file__).with_name("katex_render.mjs")))
 
 
 def is_formula(key: str, typeset: object) -> bool:

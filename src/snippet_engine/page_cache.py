@@ -30,9 +30,9 @@ def renderer() -> dict[str, str]:
     return {name: metadata.version(name) for name in RENDERERS}
 
 
-def key(*parts: Any) -> str:
+def made_key(*parts: Any) -> str:
     """The key of what the engine renders or makes for a page from `parts`: any of its code may take part."""
-    return cache_file.key(renderer(), cache_file.code_digest(source(snippet_engine), source(autograd_steps)), *parts)
+    return cache_file.entry_key(renderer(), cache_file.code_digest(source(snippet_engine), source(autograd_steps)), *parts)
 
 
 def tokens(toc: Iterable[AnchorLink]) -> list[dict[str, Any]]:
@@ -55,7 +55,7 @@ class PageCache(CacheFolder):
     def highlighted(self, code: str) -> str:
         """Python code as Pygments HTML in a `pre` of the highlight's own, without the `code`
         element of a fence: the page's scripts leave it alone (no copy button, no measuring)."""
-        entry = key("highlight-pre", code)
+        entry = made_key("highlight-pre", code)
         data = self.get(entry)
         if isinstance(data, str):
             return data

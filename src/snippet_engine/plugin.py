@@ -53,7 +53,7 @@ import autograd_steps
 from snippet_engine import api_links, kinds, pages
 from snippet_engine.build import BUNDLE, Build
 from snippet_engine.chapter import parse
-from snippet_engine.page_cache import key
+from snippet_engine.page_cache import made_key
 from snippet_engine.runner import Runner
 from snippet_engine.shapes import Settings
 from snippet_engine.system_tools import check_dot
@@ -222,7 +222,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     def notebook_markdown(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
         """A notebook page rendered before with the same content is taken from the cache."""
         uri = page.file.src_uri
-        self.page_keys[uri] = key(markdown, self.build.page(uri, page.url).items, page.url,
+        self.page_keys[uri] = made_key(markdown, self.build.page(uri, page.url).items, page.url,
                                   config.markdown_extensions, config.mdx_configs)
         cached = self.build.cache.page(self.page_keys[uri])
         if cached is None:

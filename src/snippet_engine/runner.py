@@ -38,7 +38,7 @@ from typing import Any, TypedDict, cast
 import autograd_steps
 from snippet_engine import kinds, render, scrapers
 from snippet_engine import worker as snippet_worker
-from snippet_engine.cache_file import CacheFolder, code_digest, key, source
+from snippet_engine.cache_file import CacheFolder, code_digest, entry_key, source
 from snippet_engine.shapes import Failure, LineOutput, Reply, Request, Settings, failure
 
 log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build log shows it
@@ -315,7 +315,7 @@ class Runner:
         `steps`: record each backward() it calls, for a step-through (worker.py)."""
         path = Path(path).resolve()
         source = sha256(path)
-        key = self.key(path, steps, source)
+        key = self.result_key(path, steps, source)
         cached = self.load(key, source) or self.killed.get(key)
         if cached is not None:
             return cached
@@ -382,7 +382,7 @@ class Runner:
     def start(self, path: Path, steps: bool = False) -> tuple[Future[Result], bool]:
         """run() in the background: its future, and whether it started now. A snippet that is
         running already (`mkdocs serve` rebuilt while it ran) is not started a second time."""
-        key = self.key(path.resolve(), steps, sha256(path))  # an edited snippet is another run
+        key = self.result_key(path.resolve(), steps, sha256(path))  # an edited snippet is another run
         with self.lock:
             self.running = {k: f for k, f in self.running.items() if not f.done()}  # those that ended are results
             future = self.running.get(key)
@@ -440,13 +440,13 @@ class Runner:
     def cached(self, path: Path, steps: bool = False) -> Result | None:
         """The result of an unchanged snippet: from the cache, or kept in memory (`killed`)."""
         source = sha256(path)
-        key = self.key(path.resolve(), steps, source)
+        key = self.result_key(path.resolve(), steps, source)
         return self.load(key, source) or self.killed.get(key)
 
-    def key(self, path: Path, steps: bool, source: str | None) -> str:
+    def result_key(self, path: Path, steps: bool, source: str | None) -> str:
         """The cache key of a snippet's run, given the digest of its code (`source`)."""
         relative = path.relative_to(self.root).as_posix()
-        return key(relative, source, fingerprint(self.settings.packages), steps, self.settings.output_limit)
+        return entry_key(relative, source, fingerprint(self.settings.packages), steps, self.settings.output_limit)
 
     def load(self, key: str, source: str | None) -> Result | None:
         """The cached result, or None: a missing, corrupt, ill-formed or outdated entry is a miss."""
