@@ -21,6 +21,7 @@ from typing import cast
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.toc import TableOfContents
 from mkdocs.utils import get_relative_url, meta
 
 from snippet_engine import api_links, notebooks, pages, standalone, wheel
@@ -277,10 +278,18 @@ class Build:
                                                         self.page(src_uri, notebook.page.url))
         return notebook.markdown
 
-    def notebook_of(self, src_uri: str) -> str | None:
-        """The notebook page of the chapter at `src_uri`, if it has one."""
-        uri = f"{self.notebooks_dir}/{Path(src_uri).with_suffix('').as_posix()}.md"
-        return uri if uri in self.notebooks else None
+    def notebook_markdown(self, src_uri: str, config: MkDocsConfig) -> str:
+        """The Markdown of a notebook's page; "" when its HTML is in the cache (`Notebook.rendered`)."""
+        notebook = self.notebooks[src_uri]
+        markdown = self.notebook_page(src_uri)
+        notebook.made_from = made_key(markdown, self.page(src_uri, notebook.page.url).items, notebook.page.url,
+                                      config.markdown_extensions, config.mdx_configs)
+        notebook.rendered = self.cache.page(notebook.made_from)
+        return "" if notebook.rendered else markdown
+
+    def notebook_of(self, src_uri: str) -> "Notebook | None":
+        """The notebook of the chapter at `src_uri`, if it has one."""
+        return next((n for n in self.notebooks.values() if n.chapter.src_uri == src_uri), None)
 
     def notebook_list(self, nav_pages: list[str], src_uri: str) -> str:
         """The Markdown list of every chapter's notebook, in the order of the nav, for the page at `src_uri`."""
@@ -288,19 +297,22 @@ class Build:
         for uri in nav_pages:
             if notebook := self.notebook_of(uri):
                 markdown = self.chapters[uri].markdown
-                entries.append((notebooks.title(markdown), get_relative_url(notebook, src_uri),
-                                get_relative_url(notebook.removesuffix(".md") + ".ipynb", src_uri),
+                entries.append((notebooks.title(markdown), get_relative_url(notebook.page.src_uri, src_uri),
+                                get_relative_url(notebook.ipynb.src_uri, src_uri),
                                 notebooks.summary(markdown)))
         return notebooks.index_markdown(entries)
 
 
 @dataclass
 class Notebook:
-    """A chapter's notebook, and the page that shows it; its Markdown once made."""
+    """A chapter's notebook: its .ipynb and the page that shows it, both named as the chapter under
+    `notebooks_dir`; the page's Markdown once made, and its HTML, cached whole by what it is made from."""
     chapter: Chapter
     ipynb: File
     page: File
     markdown: str | None = None
+    made_from: str = ""  # the page's cache key
+    rendered: tuple[str, TableOfContents] | None = None  # the page's (HTML, table of contents) from the cache
 
 
 def as_shown(result: Result) -> Result:

@@ -46,14 +46,12 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
-from mkdocs.structure.toc import TableOfContents
 from mkdocs.utils import CountHandler, get_relative_url
 
 import autograd_steps
 from snippet_engine import api_links, kinds, pages
 from snippet_engine.build import BUNDLE, Build
 from snippet_engine.chapter import parse
-from snippet_engine.page_cache import made_key
 from snippet_engine.runner import Runner
 from snippet_engine.shapes import Settings
 from snippet_engine.system_tools import check_dot
@@ -139,8 +137,6 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                 self.runner.close()
             self.runner, self.settings = Runner(settings), settings
         self.nav_pages: list[str] = []
-        self.cached_pages: dict[str, tuple[str, TableOfContents]] = {}  # notebook pages rendered before: (html, toc)
-        self.page_keys: dict[str, str] = {}
         if self.serving:
             keep_serving_on_errors()
 
@@ -204,7 +200,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         if NOTEBOOK_LIST in markdown:
             markdown = markdown.replace(NOTEBOOK_LIST, build.notebook_list(self.nav_pages, uri))
         if uri in build.notebooks:
-            return self.notebook_markdown(build.notebook_page(uri), page, config)
+            return build.notebook_markdown(uri, config)
         chapter = build.chapters.get(uri)
         if chapter is None or not chapter.blocks:
             return markdown
@@ -213,34 +209,24 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         build.check(chapter)
         markdown = pages.chapter_markdown(chapter, markdown, build, build.page(uri, page.url))
         if notebook := build.notebook_of(uri):
-            url = get_relative_url(notebook.removesuffix(".md") + ".ipynb", page.url)
+            url = get_relative_url(notebook.ipynb.url, page.url)
             markdown = pages.with_notebook_link(markdown, f'<p class="notebook-download"><a href="{url}" download>'
                                                 f"Download this chapter as a Jupyter notebook</a> · "
                                                 f"{self.bundle_link(page)}</p>")
         return markdown
 
-    def notebook_markdown(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
-        """A notebook page rendered before with the same content is taken from the cache."""
-        uri = page.file.src_uri
-        self.page_keys[uri] = made_key(markdown, self.build.page(uri, page.url).items, page.url,
-                                  config.markdown_extensions, config.mdx_configs)
-        cached = self.build.cache.page(self.page_keys[uri])
-        if cached is None:
-            return markdown
-        self.cached_pages[uri] = cached
-        return ""
-
     def on_page_content(self, content: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The page's markers replaced, and its torch names linked to the reference (api_links.py).
         A notebook page is cached unlinked: its links and warnings are made anew on every build."""
         uri = page.file.src_uri
-        if uri in self.cached_pages:
-            content, page.toc = self.cached_pages[uri]
+        notebook = self.build.notebooks.get(uri)
+        if notebook and notebook.rendered:
+            content, page.toc = notebook.rendered
         else:
             content = self.build.page(uri, page.url).content(content)
             content = TITLE.sub(lambda m: self.download_link(m, page), content)
-            if uri in self.build.notebooks:
-                self.build.cache.put_page(self.page_keys[uri], content, page.toc)
+            if notebook:
+                self.build.cache.put_page(notebook.made_from, content, page.toc)
         assert self.build.names is not None, "on_files found the torch version"
         return api_links.link(content, uri, self.config.api_reference, self.build.names)
 
