@@ -111,7 +111,8 @@ while True:
 """)
     result = engine.run(path)
     assert result.error["type"] == "SnippetTimeout" and result.error["line"] in (3, 5, 6, 7)
-    assert "still running after 3 s" in result.error["message"] and result.stdout == "looping\n"
+    assert "still running after 3 s (the `timeout` setting of the snippets plugin)" in result.error["message"]
+    assert result.stdout == "looping\n"
     assert healthy(engine, tmp_path)
 
 

@@ -419,6 +419,8 @@ class Runner:
                          "error": failure("WorkerDied", "the snippet worker died twice while running this snippet")}
         finally:
             self.idle.put(worker)
+        if reply["error"] and reply["error"]["type"] == "SnippetTimeout":
+            reply["error"]["message"] += " (the `timeout` setting of the snippets plugin)"
         return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], [Path(d) for d in reply["deps"]],
                       reply["programs"])
 

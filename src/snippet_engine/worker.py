@@ -241,8 +241,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         if ended:  # its code is done; a thread or process it started is not
             finish(error or still_running(request["timeout"], path))
             real_exit(1)
-        timeout = SnippetTimeout(f"the snippet was still running after {request['timeout']} s "
-                                 "(the `timeout` setting of the snippets plugin)")
+        timeout = SnippetTimeout(f"the snippet was still running after {request['timeout']} s")
         if timed_out:  # it caught the first one and went on: stop it where it is
             finish(error_report(timeout, path, root, traceback.extract_stack(frame)))
             real_exit(1)
