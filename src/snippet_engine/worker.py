@@ -46,6 +46,7 @@ import select
 import shutil
 import signal
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -76,14 +77,17 @@ def is_local(filename: str, root: str) -> bool:
 LISTINGS = ("os.listdir", "os.scandir")  # audit events of a folder's listing (glob, os.walk and pathlib's too)
 # The audit events of another program started, and where each has the program's arguments (None: a shell command).
 PROGRAMS = {"subprocess.Popen": 1, "os.exec": 1, "os.posix_spawn": 1, "os.spawn": 2, "os.system": None}
-KNOWN = {"dot"}  # programs that read only the files their arguments name (Graphviz's, which draws graphs)
+IMPORT_SYSTEM = "<frozen importlib._bootstrap_external>"
+STDLIB = (sysconfig.get_paths()["stdlib"] + os.sep, "<frozen ")
 
 
 class Watch:
     """What a snippet and its forked children read: the project files they open for reading (data
     they load), the project folders they list (the names in them are input too; not the import
-    system's listings: what it imports is a dependency already), and the programs they start,
-    whose reads no one sees. A forked child's go to the parent through `seen`, a file."""
+    system's listings: what it imports is a dependency already), and the programs the project's
+    code starts, whose reads no one sees (a program an installed library starts, Graphviz's or
+    torch.compile's, reads what that library gives it). A forked child's go to the parent
+    through `seen`, a file."""
 
     def __init__(self, root: str, workdir: str, seen: str) -> None:
         self.root, self.workdir, self.seen = root, workdir, seen
@@ -96,28 +100,18 @@ class Watch:
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open" and isinstance(args[0], (str, os.PathLike)) and not set(args[1] or "r") & set("wax+"):
             self.read(args[0])
-        elif event in LISTINGS and sys._getframe(1).f_code.co_filename != "<frozen importlib._bootstrap_external>":
-            if isinstance(args[0], int):  # a folder open by its descriptor: which one is unknown
-                self.note("p", event)
-            else:
+        elif event in LISTINGS and not isinstance(args[0], int):
+            if sys._getframe(1).f_code.co_filename != IMPORT_SYSTEM:
                 self.read(args[0] if args[0] is not None else ".")
-        elif event in PROGRAMS:
-            self.started(event, args)
+        elif (event in PROGRAMS or event in LISTINGS) and self.by_project(sys._getframe(1)):
+            self.note("p", program(event, args))  # or a folder listed by its descriptor: which one is unknown
 
-    def started(self, event: str, args: tuple[Any, ...]) -> None:
-        """A program a known one reads the project files its arguments name; any other, unknown ones."""
-        where = PROGRAMS[event]
-        argv = args[where] if where is not None else None
-        if not (isinstance(argv, (list, tuple)) and argv):
-            self.note("p", event)
-            return
-        name = os.path.basename(os.fsdecode(argv[0]))
-        if name not in KNOWN:
-            self.note("p", name)
-            return
-        for arg in argv[1:]:
-            if isinstance(arg, (str, bytes, os.PathLike)):
-                self.read(os.fsdecode(arg))
+    def by_project(self, frame: types.FrameType | None) -> bool:
+        """Whether the project's own code (a snippet, a helper module) called what runs in `frame`."""
+        while frame is not None and frame.f_code.co_filename.startswith(STDLIB):
+            frame = frame.f_back
+        return frame is None or is_local(frame.f_code.co_filename, self.root) and \
+            not frame.f_code.co_filename.startswith(ENGINE)
 
     def read(self, name: str | os.PathLike[str]) -> None:
         name = os.path.abspath(os.fsdecode(name))
@@ -135,6 +129,14 @@ class Watch:
         with open(self.seen, "rb") as f:
             for entry in f.read().decode(errors="surrogateescape").split("\0")[:-1]:
                 (self.reads if entry[0] == "r" else self.programs).add(entry[1:])
+
+
+def program(event: str, args: tuple[Any, ...]) -> str:
+    """The name of the program an audit event starts, or the event's."""
+    where = PROGRAMS.get(event)
+    argv = args[where] if where is not None else None
+    first = argv[0] if isinstance(argv, (list, tuple)) and argv else None
+    return os.path.basename(os.fsdecode(first)) if isinstance(first, (str, bytes, os.PathLike)) else event
 
 
 def local_deps(path: str, root: str, reads: set[str]) -> list[str]:
