@@ -42,6 +42,7 @@ from autograd_steps.notebook import Viewer
 from autograd_steps.recording import recorded
 from snippet_engine.chapter import parse
 from snippet_engine.runner import Runner
+from snippet_engine.shapes import Settings
 
 SNIPPETS = ROOT / "snippets"
 SHOW = {"compute": lambda recording: recording._repr_mimebundle_(),  # what the build's display() asks for
@@ -83,8 +84,8 @@ def main(argv=None):
     timings = [("engine", "plain"), ("engine", "recorded"), ("compute", "plain"), ("compute", "recorded"),
                ("notebook", "recorded")]
     results = []
-    runner = Runner(SNIPPETS, ROOT / ".cache" / "bench-snippets", timeout=120,
-                    preload=("torch", "torch._dynamo", "matplotlib.pyplot", "graphviz", "torchviz"))
+    runner = Runner(Settings(SNIPPETS, ROOT / ".cache" / "bench-snippets", timeout=120,
+                             preload=("torch", "torch._dynamo", "matplotlib.pyplot", "graphviz", "torchviz")))
     with tempfile.TemporaryDirectory() as scratch:
         os.chdir(scratch)  # files a snippet writes stay out of the project
         for path in stepped_through():

@@ -23,7 +23,8 @@ from snippet_engine.chapter import line_range, parse
 from snippet_engine.kinds.graph import GRAPH
 from snippet_engine.kinds.steps import STEPS
 from snippet_engine.kinds.warning import WARNING
-from snippet_engine.runner import PRELOAD, Runner, SnippetError
+from snippet_engine.runner import Runner, SnippetError
+from snippet_engine.shapes import Settings
 from snippet_engine.system_tools import CHROMIUM_FLAGS, TOOLS, chromium
 
 # Started in the background by a shell, pytest inherits SIGINT ignored, and so would every
@@ -112,7 +113,7 @@ def worker(request):
     """One worker for the runners of a test module (`sharing`), stopped after the module: it
     imports the module's WORKER_PRELOAD, or the build's default `preload` (torch and the
     libraries the scrapers hook) where the module names none."""
-    runner = Runner(".", preload=getattr(request.module, "WORKER_PRELOAD", PRELOAD))
+    runner = Runner(Settings(Path("."), preload=getattr(request.module, "WORKER_PRELOAD", Settings.preload)))
     yield runner.workers[0]
     runner.close()
 
@@ -121,7 +122,7 @@ def sharing(worker, tmp_path, **settings):
     """A runner over tmp_path/snippets with a cache in tmp_path/cache, sharing a warm `worker`
     (the `worker` fixture) instead of starting its own."""
     (tmp_path / "snippets").mkdir(exist_ok=True)
-    runner = Runner(tmp_path / "snippets", tmp_path / "cache", **settings)
+    runner = Runner(Settings(tmp_path / "snippets", tmp_path / "cache", **settings))
     runner.workers, runner.idle = [worker], queue.SimpleQueue()
     runner.idle.put(worker)
     return runner
@@ -164,7 +165,7 @@ def pages(site):
 def runner(built_site):
     """The build's engine, with the build's settings and cache, once the site's build has filled
     it: on a fresh clone, tests that ran snippets while the site was built ran them a second time."""
-    engine = Runner(*engine_settings().runner_settings(ROOT))
+    engine = Runner(engine_settings().settings(ROOT))
     yield engine
     engine.close()
 

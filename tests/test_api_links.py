@@ -8,7 +8,7 @@ from importlib import metadata
 
 from conftest import engine_settings, pages, soup
 
-from snippet_engine.api_links import Names, link
+from snippet_engine.api_links import TorchNames, link
 from snippet_engine.cache_file import CacheFolder
 
 BASE = engine_settings().api_reference
@@ -76,7 +76,7 @@ def test_no_torch_name_in_prose_is_left_unlinked(built_site):
 
 
 def names(tmp_path, runner):
-    return Names(CacheFolder(tmp_path), metadata.version("torch"), runner)
+    return TorchNames(CacheFolder(tmp_path), metadata.version("torch"), runner)
 
 
 def test_names_link_by_how_the_reference_documents_them(tmp_path, runner):
@@ -122,4 +122,4 @@ def test_names_are_asked_of_torch_once_per_torch_version(tmp_path, runner):
     asked = names(tmp_path, runner).kinds({"torch.autograd.grad", "torch.nope"})
     assert asked == {"torch.autograd.grad": "api", "torch.nope": None}
     assert names(tmp_path, runner=None).kinds(asked) == asked  # no torch: from the cache
-    assert Names(CacheFolder(tmp_path), "0.0", runner=None).known == {}
+    assert TorchNames(CacheFolder(tmp_path), "0.0", runner=None).known == {}

@@ -13,11 +13,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import STEP_THROUGH, mkdocs, sharing, snippet
 
+from snippet_engine import cache_file
 from snippet_engine.kinds import outputs_html
 from snippet_engine.pages import PageHtml
 from snippet_engine.runner import Runner
+from snippet_engine.shapes import Settings
 
 WORKER_PRELOAD = ()  # the worker of this file's runners imports no torch: a timeout of 3 s keeps them quick
 
@@ -108,7 +111,8 @@ while True:
 """)
     result = engine.run(path)
     assert result.error["type"] == "SnippetTimeout" and result.error["line"] in (3, 5, 6, 7)
-    assert "still running after 3 s" in result.error["message"] and result.stdout == "looping\n"
+    assert "still running after 3 s (the `timeout` setting of the snippets plugin)" in result.error["message"]
+    assert result.stdout == "looping\n"
     assert healthy(engine, tmp_path)
 
 
@@ -137,7 +141,7 @@ def test_a_worker_killed_from_outside_leaves_no_snippet_running_and_no_temporary
     path = snippet(tmp_path, "spin.py", f"import os, pathlib\nfirst = pathlib.Path({str(first)!r})\n"
                    "if first.exists():\n    print('again')\nelse:\n    first.write_text(str(os.getpid()))\n"
                    "    while True:\n        pass\n")
-    engine = Runner(tmp_path / "snippets", timeout=600, preload=())
+    engine = Runner(Settings(tmp_path / "snippets", timeout=600, preload=()))
     try:
         with ThreadPoolExecutor(1) as pool:
             running = pool.submit(engine.run, path)
@@ -230,17 +234,20 @@ def test_a_cache_entry_of_the_wrong_shape_is_a_miss(engine, tmp_path, key, value
     assert engine.run(path).cached, "and written again whole"
 
 
-def test_a_cache_that_cannot_be_written_is_a_warning(engine, tmp_path, monkeypatch, caplog):
+def test_a_cache_that_cannot_be_written_is_one_note(engine, tmp_path, monkeypatch, caplog):
     path = snippet(tmp_path, "uncached.py", "print('still shown')\n")
     (tmp_path / "cache").mkdir()
+    monkeypatch.setattr(cache_file, "failed", [])
 
     def disk_full(self, target):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    with monkeypatch.context() as patched, caplog.at_level(logging.WARNING, logger="mkdocs.plugins.snippets"):
+    with monkeypatch.context() as patched, caplog.at_level(logging.INFO, logger="mkdocs.plugins.snippets"):
         patched.setattr(Path, "replace", disk_full)
         assert engine.run(path).stdout == "still shown\n"
-    assert "could not write the cache file" in caplog.text and "No space left on device" in caplog.text
+        assert engine.run(snippet(tmp_path, "also.py", "print('also')\n")).stdout == "also\n"
+    notes = [r for r in caplog.records if "the cache cannot be written" in r.message]
+    assert len(notes) == 1 and notes[0].levelno == logging.INFO and "No space left on device" in notes[0].message
     assert not list((tmp_path / "cache").iterdir()), "no temporary file is left"
     (tmp_path / "cache").rmdir()
     (tmp_path / "cache").write_text("a file where the cache folder should be")
@@ -252,18 +259,20 @@ def test_a_cache_that_cannot_be_written_is_a_warning(engine, tmp_path, monkeypat
     (tmp_path / "cache").unlink()
     engine.run(path)
     engine.cache.used = set()
+    monkeypatch.setattr(cache_file, "failed", [])
     monkeypatch.setattr(Path, "unlink", read_only)
-    engine.prune()
-    assert "could not prune the cache" in caplog.text and "Read-only file system" in caplog.text
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.snippets"):
+        engine.prune()
+    assert "Read-only file system" in caplog.text
 
 
-
-def test_a_build_whose_cache_cannot_be_written_warns_and_leaves_no_temporary_file(project):
+def test_a_strict_build_whose_cache_cannot_be_written_passes_with_one_note(project):
     project.write("snippets/shown.py", "print('shown')\n")
     project.write("docs/index.md", "# Page\n\nMath: \\(x^2\\).\n\n```python\n--8<-- \"shown.py\"\n```\n")
     (project.root / ".cache").write_text("a file where the cache folder should be")
-    done = mkdocs(project.root, "build")
-    assert "Traceback" not in done.stderr and "WARNING -  could not write the cache file" in done.stderr
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0 and "WARNING" not in done.stderr, done.stderr
+    assert done.stderr.count("the cache cannot be written") == 1
     assert not list(project.root.rglob("*.tmp"))
 
 SURROGATE = 'import sys\nprint("lone \\ud800", file=sys.stderr)\nprint("\\ud800")\n'
@@ -297,3 +306,122 @@ def test_a_failing_snippet_no_page_includes_fails_the_build_and_is_not_shipped(p
     site = project.root / "site"
     assert (site / "snippets/shown.py").exists() and not (site / "snippets/unused.py").exists()
     assert not [n for n in zipfile.ZipFile(site / "downloads/examples.zip").namelist() if "unused" in n]
+
+
+@pytest.mark.parametrize("listing", ["os.listdir(data)", "glob.glob(f'{data}/*')", "[e.name for e in os.scandir(data)]",
+                                     "[p.name for p in pathlib.Path(data).iterdir()]"])
+def test_a_new_file_in_a_folder_a_snippet_lists_runs_it_again(engine, tmp_path, listing):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.csv").write_text("1")
+    path = snippet(tmp_path, "lists.py", f"import glob, os, pathlib\ndata = {str(data)!r}\n"
+                   f"print(sorted(os.path.basename(n) for n in {listing}))\n")
+    assert engine.run(path).stdout == "['a.csv']\n" and engine.run(path).cached
+    (data / "b.csv").write_text("2")
+    assert engine.run(path).stdout == "['a.csv', 'b.csv']\n"
+
+
+def test_a_forked_child_s_reads_are_its_snippet_s_dependencies(engine, tmp_path):
+    data = tmp_path / "data.txt"
+    data.write_text("old")
+    path = snippet(tmp_path, "forks.py", f"import os\nif os.fork() == 0:\n    print(open({str(data)!r}).read())\n"
+                   "    os._exit(0)\nos.wait()\n")
+    engine.run(path)
+    assert engine.run(path).cached
+    data.write_text("new")
+    assert not engine.run(path).cached
+
+
+@pytest.mark.parametrize("reads", ["subprocess.run(['cat', data])", "os.system(f'cat {data}')",
+                                   "os.fork() or os.execvp('cat', ['cat', data])"])
+def test_a_snippet_that_starts_a_program_is_never_cached(engine, tmp_path, reads, caplog):
+    """The program's reads are unknown: a cached result could be stale."""
+    data = tmp_path / "data.txt"
+    data.write_text("old\n")
+    path = snippet(tmp_path, "cat.py", f"import os, subprocess, time\ndata = {str(data)!r}\n{reads}\ntime.sleep(0.2)\n")
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.snippets"):
+        engine.run(path)
+    assert "it started another program" in caplog.text
+    data.write_text("new\n")
+    again = engine.run(path)
+    assert not again.cached and again.error is None
+
+
+def test_an_output_that_cannot_be_shown_fails_at_its_line_and_is_never_cached(engine, tmp_path):
+    path = snippet(tmp_path, "bad_display.py", """\
+print("before")
+class Five:
+    def _repr_mimebundle_(self):
+        return {"text/plain": 5}
+display(Five())
+print("after")
+""")
+    result = engine.run(path)
+    assert result.error["type"] == "OutputError" and result.error["line"] == 5, result.error
+    assert result.stdout == "before\nafter\n"
+    assert outputs_html([o["output"] for o in result.outputs], PageHtml("", {}))
+    assert not engine.run(path).cached
+
+
+def test_a_snippet_file_that_links_outside_snippets_is_a_clear_failure(project):
+    project.write("snippets/shown.py", "print('shown')\n")
+    outside = project.write("elsewhere/linked.py", "print('linked')\n")
+    (project.root / "snippets/linked.py").symlink_to(outside)
+    project.write("docs/index.md", "# Page\n\n```python\n--8<-- \"shown.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"snippets/linked.py links to {outside}, outside snippets/" in done.stderr
+    assert (project.root / "site/snippets/shown.py").exists() and not (project.root / "site/snippets/linked.py").exists()
+
+
+def test_a_snippet_that_deletes_its_own_file_is_a_clear_failure(project):
+    project.write("snippets/gone.py", "import os\nprint('bye')\nos.remove(__file__)\n")
+    project.write("docs/index.md", "# Page\n\nText.\n\n```python\n--8<-- \"gone.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert 'index.md:5: the include "gone.py": the included file snippets/gone.py does not exist' in done.stderr
+    assert not (project.root / "site/snippets/gone.py").exists()
+
+
+def test_a_snippet_changed_by_another_during_the_build_fails_it_naming_the_file(project):
+    """b.py runs first; a.py then rewrites it: the page would show b's new code with its old output."""
+    project.write("snippets/b.py", "print('old b')\n")
+    project.write("snippets/a.py", "import pathlib, time\ntime.sleep(1)\nprint('a')\n"
+                  "pathlib.Path(__file__).with_name('b.py').write_text(\"print('new b')\\n\")\n")
+    project.write("docs/index.md", "# Page\n\n```python\n--8<-- \"a.py\"\n```\n\n```python\n--8<-- \"b.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"index.md:7: snippet {project.root}/snippets/b.py: SnippetChanged: the file changed" in done.stderr
+
+
+def test_a_program_an_installed_library_starts_keeps_the_result_cached(engine, tmp_path):
+    """Graphviz's dot (as torch.compile's compiler) reads what the library gives it."""
+    graph = tmp_path / "graph.dot"
+    graph.write_text("digraph { a -> b }")
+    path = snippet(tmp_path, "draws.py", f"import graphviz\nsvg = graphviz.Source(open({str(graph)!r}).read()).pipe('svg')\n")
+    assert engine.run(path).error is None and engine.run(path).cached
+    graph.write_text("digraph { a -> c }")
+    assert not engine.run(path).cached
+
+
+def test_an_include_outside_a_fence_fails_the_build_naming_page_and_line(project):
+    project.write("snippets/shown.py", "print('shown')\n")
+    project.write("docs/index.md", '# Page\n\nProse.\n--8<-- "shown.py"\n\n```python\n--8<-- "missing.py"\n')
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert 'index.md:4: the include "shown.py": an include outside a code block' in done.stderr
+    assert 'index.md:7: the include "missing.py": the fence opened on line 6 is never closed' in done.stderr
+    page = (project.root / "site/index.html").read_text()
+    assert page.count("This code block cannot be shown") == 2 and "print(&#x27;shown&#x27;)" not in page
+
+
+@pytest.mark.parametrize("setting, value", [("timeout", 0), ("timeout", -1), ("output_limit", -10), ("workers", 0)])
+def test_an_invalid_setting_is_a_config_error_naming_it(project, setting, value):
+    project.write("docs/index.md", "# Page\n")
+    config = yaml.safe_load((project.root / "mkdocs.yml").read_text())
+    next(p for p in config["plugins"] if isinstance(p, dict) and "snippets" in p)["snippets"][setting] = value
+    (project.root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"option '{setting}': must be at least 1, not {value}" in done.stderr
+    assert "Aborted with a configuration error!" in done.stdout

@@ -11,7 +11,7 @@ import yaml
 from conftest import CHAPTERS, ROOT, SNIPPETS, nav_pages, pages, soup
 
 from snippet_engine.pages import MARK
-from snippet_engine.runner import PACKAGES
+from snippet_engine.shapes import Settings
 
 
 def test_every_page_has_typeset_math_and_no_leftovers(built_site):
@@ -113,7 +113,7 @@ def test_the_examples_bundle_runs_in_an_empty_folder(built_site, tmp_path):
         relative = name.removeprefix("examples/")
         assert (examples / relative).read_text() == (built_site / "snippets" / relative).read_text()
     pins = (examples / "requirements.txt").read_text().split()
-    assert pins == [f"{name}=={metadata.version(name).split('+')[0]}" for name in PACKAGES]
+    assert pins == [f"{name}=={metadata.version(name).split('+')[0]}" for name in Settings.packages]
     assert "cd autograd_basics" in (examples / "README.md").read_text()
     done = subprocess.run([sys.executable, "first_gradient.py"], cwd=examples / "autograd_basics",
                           capture_output=True, text=True, timeout=300)
@@ -123,9 +123,9 @@ def test_the_examples_bundle_runs_in_an_empty_folder(built_site, tmp_path):
 
 def test_the_home_page_says_what_produced_the_outputs_and_links_the_examples(built_site):
     home = " ".join(soup(built_site / "index.html").get_text().split())
-    versions = ", ".join(f"{name} {metadata.version(name)}" for name in PACKAGES[:-1])
+    versions = ", ".join(f"{name} {metadata.version(name)}" for name in Settings.packages[:-1])
     assert (f"Every output on this site was produced by Python {platform.python_version()}, {versions} and "
-            f"{PACKAGES[-1]} {metadata.version(PACKAGES[-1])}, on {platform.system()} ({platform.machine()}),") in home
+            f"{Settings.packages[-1]} {metadata.version(Settings.packages[-1])}, on {platform.system()} ({platform.machine()}),") in home
     for page in ["index.html", *(f"{chapter}/index.html" for chapter in CHAPTERS)]:
         parsed = soup(built_site / page)
         (link,) = [a for a in parsed.find_all("a") if a.get_text() == "Download all examples"]

@@ -32,14 +32,14 @@ def test_a_program_is_made_once_and_again_when_what_it_is_made_from_changes(tmp_
 
     write(tmp_path, "def double(x):\n    return x + x\n")  # the helper module it inlines
     changed = snippet(tmp_path, PageCache(tmp_path / "cache"))
-    assert changed.key != first.key
+    assert changed.made_from != first.made_from
     assert "return x + x" in changed.program(3, 3).copy
 
 
 def test_a_cache_entry_of_the_wrong_shape_is_made_again(tmp_path):
     write(tmp_path, "def double(x):\n    return 2 * x\n")
     cache = PageCache(tmp_path / "cache")
-    entry = snippet(tmp_path, cache).key
+    entry = snippet(tmp_path, cache).made_from
     (tmp_path / "cache").mkdir()
     for wrong in [[1, 2], {"3:3:False": "copy"}, {"3:3:False": [1, 2]}, {"3:3:False": ["one"]}]:
         (tmp_path / "cache" / f"{entry}.json").write_text(json.dumps(wrong))

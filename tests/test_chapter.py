@@ -77,3 +77,13 @@ def test_a_bad_include_says_what_is_wrong_and_how_to_fix_it(snippets, include, p
     (block,) = chapter.blocks
     assert problem in block.includes[0].problem
     assert chapter.snippets == [], "a bad include never runs"
+
+
+def test_an_include_outside_a_fence_or_of_a_folder_says_what_is_wrong(snippets):
+    markdown = page('Prose right above.\n--8<-- "ch/a.py"', fence("ch"), '```python\n--8<-- "ch/missing.py"\n')
+    blocks = parse("p.md", markdown, snippets).blocks
+    assert [b.includes[0].problem for b in blocks] == [
+        "an include outside a code block: put it in a fence of its own (```python, the include, ```)",
+        "snippets/ch is a folder: an include names a file in it",
+        "the fence opened on line 14 is never closed: close it with ```"]
+    assert markdown[blocks[0].start:blocks[0].end] == '--8<-- "ch/a.py"'

@@ -21,6 +21,7 @@ from conftest import SNIPPETS, graphs, kind, mkdocs, sharing, snippet, warnings_
 
 from snippet_engine.kinds.graph import GRAPH
 from snippet_engine.runner import Runner
+from snippet_engine.shapes import Settings
 
 PAGE = """\
 # Page
@@ -131,7 +132,7 @@ def test_exits_and_syntax_errors_are_reported_as_python_would(engine, tmp_path):
 
 def test_a_hang_is_stopped_with_its_output_and_line_and_a_crash_is_reported(tmp_path, caplog):
     (tmp_path / "snippets").mkdir()
-    runner = Runner(tmp_path / "snippets", tmp_path / "cache", timeout=3, preload=())
+    runner = Runner(Settings(tmp_path / "snippets", tmp_path / "cache", timeout=3, preload=()))
     runner.heartbeat = 1
     try:
         hang = snippet(tmp_path, "hang.py", "print('started')\nimport time\nwhile True:\n    time.sleep(0.1)\n")
@@ -263,7 +264,7 @@ def test_snippets_run_at_once_with_the_outputs_of_one_at_a_time(tmp_path):
             time.sleep(0.01)
         print("met")
         """)) for n in (0, 1)]
-    parallel = Runner(tmp_path / "snippets", timeout=60, preload=(), workers=2)
+    parallel = Runner(Settings(tmp_path / "snippets", timeout=60, preload=(), workers=2))
     try:
         assert [r.stdout for r in parallel.run_all([(p, frozenset()) for p in waits])] == ["met\n", "met\n"]
     finally:
@@ -271,7 +272,7 @@ def test_snippets_run_at_once_with_the_outputs_of_one_at_a_time(tmp_path):
     chapter = sorted((SNIPPETS / "autograd_basics").glob("*.py"))[:6]
     outputs = []
     for workers in (1, 2):
-        runner = Runner(SNIPPETS, workers=workers)
+        runner = Runner(Settings(SNIPPETS, workers=workers))
         try:
             results = runner.run_all([(p, frozenset()) for p in chapter])
             for output in (i["output"] for r in results for i in r.outputs):
@@ -296,13 +297,13 @@ def test_workers_import_the_preload_ahead_only_when_one_runs_more_than_one_snipp
         plt.plot([1, 2])
         plt.show()
         """)
-    runner = Runner(tmp_path / "snippets", tmp_path / "cache", preload=("wave", "matplotlib.pyplot"), workers=2)
+    runner = Runner(Settings(tmp_path / "snippets", tmp_path / "cache", preload=("wave", "matplotlib.pyplot"), workers=2))
     try:
         (alone,) = runner.run_all([(snippet(tmp_path, "alone.py", code), frozenset())], once=True)
         batch = runner.run_all([(snippet(tmp_path, f"batch_{n}.py", code), frozenset()) for n in range(3)], once=True)
     finally:
         runner.close()
-    serving = Runner(tmp_path / "snippets", tmp_path / "cache", preload=("wave", "matplotlib.pyplot"), workers=2)
+    serving = Runner(Settings(tmp_path / "snippets", tmp_path / "cache", preload=("wave", "matplotlib.pyplot"), workers=2))
     try:
         (served,) = serving.run_all([(snippet(tmp_path, "served.py", code), frozenset())])
     finally:
@@ -317,7 +318,7 @@ def test_warm_starts_every_worker_with_the_preload_before_a_snippet_asks(tmp_pat
     """Under serve the plugin warms the workers after each build: the next edit's snippets find
     them running, their preload imported, and restart none (each worker once took ~4 s here)."""
     (tmp_path / "snippets").mkdir()
-    runner = Runner(tmp_path / "snippets", tmp_path / "cache", preload=("wave",), workers=2)
+    runner = Runner(Settings(tmp_path / "snippets", tmp_path / "cache", preload=("wave",), workers=2))
     try:
         runner.warm()
         pids = [worker.proc.pid for worker in runner.workers if worker.proc and worker.proc.poll() is None]
@@ -362,7 +363,7 @@ def test_a_worker_starts_where_torchs_cache_folder_cannot_be_linked(tmp_path, mo
     in_the_way = tmp_path / os.path.basename(inductor_cache_dir())
     in_the_way.write_text("in the way")
     (tmp_path / "snippets").mkdir()
-    runner = Runner(tmp_path / "snippets", tmp_path / "cache", preload=(), workers=1)
+    runner = Runner(Settings(tmp_path / "snippets", tmp_path / "cache", preload=(), workers=1))
     try:
         assert runner.run(snippet(tmp_path, "runs.py", "print('ran')\n")).stdout == "ran\n"
     finally:
@@ -727,3 +728,24 @@ def test_a_warning_repeated_in_a_row_shows_once_counted_and_again_later_by_its_f
     assert [b.get_text(" ") for b in again.select(".snippet-warning")] == [
         "UserWarning The same warning as above: First sentence."]
     assert other.select_one(".snippet-warning p + p").get_text() == "First sentence. Second sentence."
+
+
+def test_sigterm_ends_the_process_after_its_finally_blocks_without_freeing_what_it_holds():
+    """What a large snippet's copies leave in memory took seconds to free one object at a time."""
+    code = textwrap.dedent("""\
+        import os, signal
+        from snippet_engine.plugin import stop
+
+        class Held:
+            def __del__(self):
+                print("freed", flush=True)
+
+        held = Held()
+        signal.signal(signal.SIGTERM, stop)
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+        finally:
+            print("finally", flush=True)
+        """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 128 + signal.SIGTERM and done.stdout == "finally\n", done

@@ -1,11 +1,13 @@
 """page_cache.py in-process: rendered HTML kept by content, and what makes an entry a miss."""
 
 import json
+from pathlib import Path
 
+import pytest
 from mkdocs.structure.toc import get_toc
 
-from snippet_engine import cache_file, page_cache
-from snippet_engine.page_cache import PageCache, key
+from snippet_engine import cache_file, katex, page_cache, runner
+from snippet_engine.page_cache import PageCache, made_key
 
 TOC = [{"level": 1, "id": "title", "name": "Title", "children": [
     {"level": 2, "id": "part", "name": "Part", "children": []}]}]
@@ -13,8 +15,8 @@ TOC = [{"level": 1, "id": "title", "name": "Title", "children": [
 
 def test_a_page_comes_back_with_its_table_of_contents(tmp_path):
     cache = PageCache(tmp_path)
-    cache.put_page(key("page"), "<h1>Title</h1>", get_toc(TOC))
-    html, toc = PageCache(tmp_path).page(key("page"))
+    cache.put_page(made_key("page"), "<h1>Title</h1>", get_toc(TOC))
+    html, toc = PageCache(tmp_path).page(made_key("page"))
     assert html == "<h1>Title</h1>"
     assert [(a.title, a.id, [c.title for c in a.children]) for a in toc] == [("Title", "title", ["Part"])]
 
@@ -22,28 +24,50 @@ def test_a_page_comes_back_with_its_table_of_contents(tmp_path):
 def test_an_entry_of_the_wrong_shape_or_not_json_is_a_miss(tmp_path):
     cache = PageCache(tmp_path)
     for entry, text in [("list", "[1, 2]"), ("fields", '{"html": 1}'), ("broken", "{"), ("empty", "")]:
-        (tmp_path / f"{key(entry)}.json").write_text(text)
-        assert cache.page(key(entry)) is None, entry
-    (tmp_path / f"{key('highlight-pre', 'x = 1')}.json").write_text(json.dumps({"not": "html"}))
+        (tmp_path / f"{made_key(entry)}.json").write_text(text)
+        assert cache.page(made_key(entry)) is None, entry
+    (tmp_path / f"{made_key('highlight-pre', 'x = 1')}.json").write_text(json.dumps({"not": "html"}))
     assert cache.highlighted("x = 1").startswith('<div class="highlight"><pre>')
 
 
 def test_the_key_changes_with_the_content_the_renderer_and_the_engine(monkeypatch):
     versions = page_cache.renderer()
     assert set(versions) == set(page_cache.RENDERERS) and all(versions.values())
-    assert key("a", [1]) == key("a", [1]) != key("a", [2])
-    before = key("a")
+    assert made_key("a", [1]) == made_key("a", [1]) != made_key("a", [2])
+    before = made_key("a")
     monkeypatch.setattr(page_cache, "renderer", lambda: {**versions, "markdown": "9"})
-    assert key("a") != before
+    assert made_key("a") != before
     monkeypatch.undo()
-    monkeypatch.setattr(cache_file, "engine_digest", lambda: "another engine")
-    assert key("a") != before
+    edited(monkeypatch, "pages.py")
+    assert made_key("a") != before
+
+
+def edited(monkeypatch, name):
+    """The engine's file `name` read as if it were edited."""
+    read = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda path: read(path) + b"# edited\n" * (path.name == name))
+    cache_file.code_digest.cache_clear()
+
+
+@pytest.mark.parametrize("name, snippets_run_again, formulas_typeset_again", [
+    ("plugin.py", False, False), ("katex.py", False, True), ("katex_render.mjs", False, True),
+    ("worker.py", True, False), ("scrapers.py", True, False), ("figure.py", True, False), ("recording.py", True, False)])
+def test_each_cache_is_keyed_by_the_code_that_makes_it(monkeypatch, name, snippets_run_again, formulas_typeset_again):
+    def keys():
+        return runner.fingerprint.__wrapped__()["engine"], katex.formulas_key("0.16")
+
+    cache_file.code_digest.cache_clear()
+    result, formulas = keys()
+    edited(monkeypatch, name)
+    assert (keys()[0] != result, keys()[1] != formulas) == (snippets_run_again, formulas_typeset_again)
+    monkeypatch.undo()
+    cache_file.code_digest.cache_clear()
 
 
 def test_prune_keeps_what_this_build_used(tmp_path):
     cache = PageCache(tmp_path)
-    cache.put(key("old"), "old")
+    cache.put(made_key("old"), "old")
     cache.prune()
-    cache.put(key("new"), "new")
+    cache.put(made_key("new"), "new")
     cache.prune()
-    assert sorted(p.stem for p in tmp_path.glob("*.json")) == [key("new")]
+    assert sorted(p.stem for p in tmp_path.glob("*.json")) == [made_key("new")]

@@ -31,8 +31,9 @@ import json
 import logging
 import re
 from collections.abc import Collection
+from pathlib import Path
 
-from snippet_engine.cache_file import CacheFolder, key
+from snippet_engine.cache_file import CacheFolder, code_digest, entry_key
 from snippet_engine.runner import Runner, SnippetError
 
 log = logging.getLogger("mkdocs.plugins.snippets")
@@ -108,12 +109,12 @@ def url(name: str, what: str | None, base: str) -> str | None:
     return None
 
 
-class Names:
+class TorchNames:
     """The `kind` of each torch name met so far, kept in `cache` for one torch version."""
 
     def __init__(self, cache: CacheFolder, version: str | None, runner: Runner) -> None:
         self.cache, self.version, self.runner = cache, version, runner
-        self.key = key("torch names", version)
+        self.key = entry_key("torch names", version, code_digest(Path(__file__)))
         known = cache.get(self.key)
         self.known: dict[str, str | None] = known if isinstance(known, dict) else {}
 
@@ -130,7 +131,7 @@ class Names:
         return {name: self.known[name] for name in names}
 
 
-def link(page_html: str, page: str, base: str, names: Names) -> str:
+def link(page_html: str, page: str, base: str, names: TorchNames) -> str:
     """`page_html` with each torch name in its prose linked to the reference at `base`;
     each name torch lacks is logged as a warning naming `page`."""
     base = base.rstrip("/") + "/"

@@ -21,12 +21,14 @@ from typing import cast
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.toc import TableOfContents
 from mkdocs.utils import get_relative_url, meta
 
 from snippet_engine import api_links, notebooks, pages, standalone, wheel
-from snippet_engine.chapter import Chapter, Include, parse
-from snippet_engine.page_cache import PageCache, key
+from snippet_engine.chapter import Chapter, Include, missing_file, parse
+from snippet_engine.page_cache import PageCache, made_key
 from snippet_engine.runner import Fingerprint, Result, Runner, fingerprint, sha256
+from snippet_engine.shapes import failure
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 BUNDLE = "downloads/examples.zip"  # every example as its download, with requirements.txt
@@ -49,16 +51,16 @@ class Snippet:
         return standalone.Source(self.path, self.project, data)
 
     @functools.cached_property
-    def key(self) -> str:
+    def made_from(self) -> str:
         """What its programs and cells are made from: its code, the files it imports and reads
         (its helper modules, its data), and its outputs."""
         files = {str(p): sha256(p) for p in [self.path, *self.result.deps]}
-        return key("snippet", files, self.result.outputs, self.result.error)
+        return made_key("snippet", files, self.result.outputs, self.result.error)
 
     @functools.cached_property
     def programs(self) -> dict[str, list[str]]:
         """{"first:last:as_file": [setup, copy]} of the programs made so far."""
-        saved = self.cache.get(self.key)
+        saved = self.cache.get(self.made_from)
         well_formed = isinstance(saved, dict) and all(
             isinstance(v, list) and len(v) == 2 and all(isinstance(t, str) for t in v) for v in saved.values())
         return cast(dict[str, list[str]], saved) if well_formed else {}
@@ -72,8 +74,8 @@ class Snippet:
         return standalone.Program(*self.programs[entry])
 
     def save(self) -> None:
-        if self.made and not self.running:
-            self.cache.put(self.key, self.programs)
+        if self.made and not self.running and not changed_while_built(self.result):
+            self.cache.put(self.made_from, self.programs)
 
 
 @dataclass
@@ -95,7 +97,7 @@ class Build:
     downloads: dict[Path, File] = field(default_factory=dict)  # every snippet as a program of its own
     bundle: File | None = None
     environment: str = ""
-    names: api_links.Names | None = None
+    names: api_links.TorchNames | None = None
     running: list[Future[Result]] = field(default_factory=list)  # the runs the pages show as running
 
     def __post_init__(self) -> None:
@@ -109,7 +111,7 @@ class Build:
         if path not in self.snippets:
             future = self.started.pop(path, None)
             result = self.runner.wait(future) if future else self.runner.run(path)
-            self.snippets[path] = Snippet(path, result, self.project, self.cache)
+            self.snippets[path] = Snippet(path, as_shown(result), self.project, self.cache)
         return self.snippets[path]
 
     def result(self, path: Path) -> Result:
@@ -149,7 +151,7 @@ class Build:
         """Start every snippet; add the chapters' notebooks (unless a chapter's front matter says
         `notebook: false`), their pages, and every snippet as a download, alone and in the
         examples' zip: their content is made once the snippets have run (`notebook_page`, `finish`)."""
-        found = fingerprint(self.runner.packages)  # what produces the outputs: Python, packages, GPU
+        found = fingerprint(self.runner.settings.packages)  # what produces the outputs: Python, packages, GPU
         self.packages = found["packages"]
         documents = [f for f in files.documentation_pages() if f.src_uri.endswith(".md")]
         for file in documents:
@@ -160,7 +162,7 @@ class Build:
                 options[path] = options.get(path, frozenset()) | words
         # Every snippet a page includes, and every file a download is made of, run at once.
         self.included = {i.path for c in self.chapters.values() for i in c.snippets}
-        downloads = sorted(self.snippets_dir.rglob("*.py"))
+        downloads = self.find_snippets()
         self.run([(p, options.get(p, frozenset())) for p in sorted(self.included | set(downloads))])
         for file in documents:
             chapter = self.chapters[file.src_uri]
@@ -171,10 +173,22 @@ class Build:
             self.downloads[path] = File.generated(config, f"{self.snippets_url}/{name}", content="")
             files.append(self.downloads[path])
         self.environment = environment(found)
-        self.names = api_links.Names(self.cache, found["packages"]["torch"], self.runner)
+        self.names = api_links.TorchNames(self.cache, found["packages"]["torch"], self.runner)
         self.bundle = File.generated(config, BUNDLE, content=b"")
         files.append(self.bundle)
         files.append(File.generated(config, f"downloads/{wheel.filename()}", content=wheel.wheel()))
+
+    def find_snippets(self) -> list[Path]:
+        """Every snippet file under snippets/; one that links outside it is a failure."""
+        found = []
+        for path in sorted(self.snippets_dir.rglob("*.py")):
+            if path.resolve().is_relative_to(self.snippets_dir.resolve()):
+                found.append(path)
+            else:
+                self.failures[path] = (f"snippets/{path.relative_to(self.snippets_dir).as_posix()} links to "
+                                       f"{path.resolve()}, outside snippets/: a snippet is a file under snippets/")
+                log.error(self.failures[path])
+        return found
 
     def finish(self, files: Files) -> None:
         """Every run waited for; the failures of every chapter logged (those of pages MkDocs did
@@ -182,15 +196,20 @@ class Build:
         fails and that no page includes gets no download, and fails the build."""
         for path in list(self.started):
             self.snippet(path)
+        for snippet in self.snippets.values():
+            if not snippet.running:  # a snippet may write another after that one's page was made
+                snippet.result = as_shown(snippet.result)
         for chapter in self.chapters.values():
             self.check(chapter)
         for uri in self.notebooks:
             self.notebook_page(uri)
         programs: dict[str, str] = {}
         for path, file in self.downloads.items():
-            if path not in self.included and self.result(path).error:  # no page shows it; no download has it
-                self.failures[path] = f"no page includes snippet {self.result(path).describe()}"
+            result = self.result(path)
+            if path not in self.included and result.error:  # no page shows it; no download has it
+                self.failures[path] = f"no page includes snippet {result.describe()}"
                 log.error(self.failures[path])
+            if result.error and (path not in self.included or changed_while_built(result)):
                 files.remove(file)
                 continue
             name = path.relative_to(self.snippets_dir).as_posix()
@@ -210,18 +229,22 @@ class Build:
         self.running = [future for future, _ in started.values() if not future.done()]
         for path, (future, _) in started.items():
             done = future.done()  # asked once: a run may end between two asks
-            result = future.result() if done else Result(path, [], 0.0, False)  # no outputs yet
+            result = as_shown(future.result()) if done else Result(path, [], 0.0, False)  # no outputs yet
             self.snippets[path] = Snippet(path, result, self.project, self.cache, running=not done)
 
     def check(self, chapter: Chapter) -> None:
-        """Log each failure of the chapter's snippets once, naming page, file and line."""
+        """Log each failure of the chapter's snippets once, naming page, file and line. An include
+        whose file went since the page was read is one."""
         for block in chapter.blocks:
             line = chapter.markdown.count("\n", 0, block.start) + 1
             for include in block.includes:
+                result = self.result(include.path) if include.is_snippet and not include.problem else None
+                if not include.problem and not include.path.is_file():  # a snippet may delete a file
+                    include.problem = missing_file(include.file, self.snippets_dir)
                 spec = include.file + (f":{include.select}" if include.select else "")
                 if include.problem:
                     message = f'the include "{spec}": {include.problem}'
-                elif include.is_snippet and (result := self.result(include.path)).error:
+                elif result and result.error:
                     message = f"snippet {result.describe()}"
                 else:
                     continue
@@ -246,7 +269,7 @@ class Build:
         notebook = self.notebooks[src_uri]
         if notebook.markdown is None:
             chapter = notebook.chapter
-            made_from = key("cells", chapter.markdown, sorted(self.snippet(i.path).key for i in chapter.snippets))
+            made_from = made_key("cells", chapter.markdown, sorted(self.snippet(i.path).made_from for i in chapter.snippets))
             cells = self.cache.get(made_from)
             if not (isinstance(cells, list) and all(isinstance(c, dict) and "cell_type" in c for c in cells)):
                 cells = notebooks.chapter_cells(chapter, {i.path: self.result(i.path) for i in chapter.snippets},
@@ -258,10 +281,18 @@ class Build:
                                                         self.page(src_uri, notebook.page.url))
         return notebook.markdown
 
-    def notebook_of(self, src_uri: str) -> str | None:
-        """The notebook page of the chapter at `src_uri`, if it has one."""
-        uri = f"{self.notebooks_dir}/{Path(src_uri).with_suffix('').as_posix()}.md"
-        return uri if uri in self.notebooks else None
+    def notebook_markdown(self, src_uri: str, config: MkDocsConfig) -> str:
+        """The Markdown of a notebook's page; "" when its HTML is in the cache (`Notebook.rendered`)."""
+        notebook = self.notebooks[src_uri]
+        markdown = self.notebook_page(src_uri)
+        notebook.made_from = made_key(markdown, self.page(src_uri, notebook.page.url).items, notebook.page.url,
+                                      config.markdown_extensions, config.mdx_configs)
+        notebook.rendered = self.cache.page(notebook.made_from)
+        return "" if notebook.rendered else markdown
+
+    def notebook_of(self, src_uri: str) -> "Notebook | None":
+        """The notebook of the chapter at `src_uri`, if it has one."""
+        return next((n for n in self.notebooks.values() if n.chapter.src_uri == src_uri), None)
 
     def notebook_list(self, nav_pages: list[str], src_uri: str) -> str:
         """The Markdown list of every chapter's notebook, in the order of the nav, for the page at `src_uri`."""
@@ -269,19 +300,37 @@ class Build:
         for uri in nav_pages:
             if notebook := self.notebook_of(uri):
                 markdown = self.chapters[uri].markdown
-                entries.append((notebooks.title(markdown), get_relative_url(notebook, src_uri),
-                                get_relative_url(notebook.removesuffix(".md") + ".ipynb", src_uri),
+                entries.append((notebooks.title(markdown), get_relative_url(notebook.page.src_uri, src_uri),
+                                get_relative_url(notebook.ipynb.src_uri, src_uri),
                                 notebooks.summary(markdown)))
         return notebooks.index_markdown(entries)
 
 
 @dataclass
 class Notebook:
-    """A chapter's notebook, and the page that shows it; its Markdown once made."""
+    """A chapter's notebook: its .ipynb and the page that shows it, both named as the chapter under
+    `notebooks_dir`; the page's Markdown once made, and its HTML, cached whole by what it is made from."""
     chapter: Chapter
     ipynb: File
     page: File
     markdown: str | None = None
+    made_from: str = ""  # the page's cache key
+    rendered: tuple[str, TableOfContents] | None = None  # the page's (HTML, table of contents) from the cache
+
+
+def as_shown(result: Result) -> Result:
+    """The result, or a failure when its snippet's file changed or went since its code ran:
+    its page would show other code than ran."""
+    return result if sha256(result.path) == result.source else changed(result.path)
+
+
+def changed_while_built(result: Result) -> bool:
+    return result.error is not None and result.error["type"] == "SnippetChanged"
+
+
+def changed(path: Path) -> Result:
+    return Result(path, [], 0.0, False, failure("SnippetChanged", "the file changed or was deleted during the "
+                                                "build, after its code ran (by another snippet?): build again"))
 
 
 def environment(found: Fingerprint) -> str:

@@ -1,5 +1,5 @@
 """The engine's one kind of cache: a folder of JSON entries (`CacheFolder`), each written whole
-or not at all (`write_json`), under a `key` that mixes in the digest of the engine's own code.
+or not at all (`write_json`), under an `entry_key` that holds the digest of the code that makes it.
 Snippet results (runner.py), rendered pages, copies and notebook cells (page_cache.py,
 build.py), the kinds of torch names (api_links.py) and KaTeX's formulas (katex.py) are kept
 this way."""
@@ -11,22 +11,34 @@ import json
 import logging
 import os
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 
 
+failed: list[str] = []  # the first cache write that failed in this process, noted
+
+
+def unwritable(error: str) -> None:
+    """The one note, at info level, that a cache cannot be written: a build never fails for it,
+    strict or not, and what it did not keep is made again by the next."""
+    if not failed:
+        failed.append(error)
+        log.info(f"the cache cannot be written, so what it would keep is made again next time ({error})")
+
+
 def write_json(path: Path, data: Any) -> None:
     """`data` as JSON at `path`, through a temporary file renamed over it, so that a reader finds
     the old file or the new one, never half of one. A cache that cannot be written (a read-only
-    or full disk) is a warning, never a failed build; no temporary file is left behind."""
+    or full disk) is noted once (`unwritable`); no temporary file is left behind."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(json.dumps(data), encoding="utf-8")
         tmp.replace(path)
     except OSError as err:
-        log.warning(f"could not write the cache file {path}: {err}")
+        unwritable(f"{path}: {err}")
     finally:
         with contextlib.suppress(OSError):  # none was made, or it cannot be removed either
             tmp.unlink(missing_ok=True)
@@ -61,14 +73,14 @@ class CacheFolder:
                     if entry.stem not in self.used:
                         entry.unlink(missing_ok=True)
             except OSError as err:  # a read-only cache: it stays as it is
-                log.warning(f"could not prune the cache {self.folder}: {err}")
+                unwritable(f"{self.folder}: {err}")
         self.used = set()
 
 
-def key(*parts: Any) -> str:
-    """The key of an entry made from `parts` (JSON, or their str()) by this engine: a change of
-    the engine's code makes every entry a miss."""
-    return hashlib.sha256(json.dumps([engine_digest(), *parts], sort_keys=True, default=str).encode()).hexdigest()
+def entry_key(*parts: Any) -> str:
+    """The key of an entry made from `parts` (JSON, or their str()); among them the maker of the
+    entry puts the `code_digest` of its own code."""
+    return hashlib.sha256(json.dumps(list(parts), sort_keys=True, default=str).encode()).hexdigest()
 
 
 def code_files(package: Path) -> list[Path]:
@@ -76,13 +88,18 @@ def code_files(package: Path) -> list[Path]:
     return sorted(p for p in package.rglob("*") if p.is_file() and p.suffix in (".py", ".mjs", ".js", ".css"))
 
 
+def source(module: ModuleType) -> Path:
+    """Where a module's code is: a package's folder, or a module's file."""
+    file = Path(module.__file__ or "")
+    return file.parent if file.name == "__init__.py" else file
+
+
 @functools.cache
-def engine_digest() -> str:
-    """A digest of every file of this package and of autograd_steps (the recording the worker
-    runs around a step-through, and its viewer): a change of the engine's code makes every cached
-    result a miss."""
-    package = Path(__file__).resolve().parent
+def code_digest(*code: Path) -> str:
+    """A digest of code (files, and the code files of folders), for the keys of the entries that
+    code makes: a change of it, and only of it, makes them a miss."""
     digest = hashlib.sha256()
-    for path in [*code_files(package), *code_files(package.parent / "autograd_steps")]:
-        digest.update(path.read_bytes())
+    for path in code:
+        for file in code_files(path) if path.is_dir() else [path]:
+            digest.update(file.read_bytes())
     return digest.hexdigest()

@@ -26,7 +26,9 @@ FENCE = re.compile(
     r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
     re.M | re.S,
 )
-INCLUDE = re.compile(r'^\s*--8<--\s+(?P<quote>["\'])(?P<file>[^"\':]+)(?::(?P<select>[^"\']+))?(?P=quote)\s*$')
+INCLUDE = re.compile(r'^[ \t]*--8<--[ \t]+(?P<quote>["\'])(?P<file>[^"\':\n]+)(?::(?P<select>[^"\'\n]+))?(?P=quote)[ \t]*$',
+                     re.M)
+OPENER = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 MARKER = re.compile(r"--8<-- \[(start|end):(\w+)\]")
 
 
@@ -88,16 +90,31 @@ class Chapter:
 
 
 def parse(src_uri: str, markdown: str, snippets_dir: str | os.PathLike[str]) -> Chapter:
-    blocks = []
-    for m in FENCE.finditer(markdown):
-        found = [include(i["file"], i["select"], Path(snippets_dir)) for line in m["body"].splitlines()
-                 if (i := INCLUDE.match(line))]
+    """The chapter's blocks: each fence with includes, and each include outside a fence as a
+    block whose include has a problem (it would be pasted into the prose)."""
+    blocks, fences = [], list(FENCE.finditer(markdown))
+    for m in fences:
+        found = [include(i["file"], i["select"], Path(snippets_dir)) for i in INCLUDE.finditer(m["body"])]
         if found:
             words = m["info"].split()
             options = frozenset(words) & kinds.words()
             info = " ".join(w for w in words if w not in options) if options else m["info"]
             blocks.append(Block(m.start(), m.end(), m["indent"], m["fence"], info, found, options))
-    return Chapter(src_uri, markdown, blocks)
+    inside = [range(m.start(), m.end()) for m in fences]
+    for i in INCLUDE.finditer(markdown):
+        if not any(i.start() in fence for fence in inside):
+            stray = Include(i["file"], i["select"], Path(snippets_dir) / i["file"], problem=outside_fence(i, markdown, inside))
+            blocks.append(Block(i.start(), i.end(), "", "", "", [stray]))
+    return Chapter(src_uri, markdown, sorted(blocks, key=lambda b: b.start))
+
+
+def outside_fence(found: re.Match[str], markdown: str, fences: list[range]) -> str:
+    """Why an include outside every fence is not shown: the fence before it was never closed, or it has none."""
+    opened = [m for m in OPENER.finditer(markdown, 0, found.start()) if not any(m.start() in f for f in fences)]
+    if opened:
+        line = markdown.count("\n", 0, opened[-1].start()) + 1
+        return f"the fence opened on line {line} is never closed: close it with {opened[-1][1]}"
+    return "an include outside a code block: put it in a fence of its own (```python, the include, ```)"
 
 
 def include(file: str, select: str | None, snippets_dir: Path) -> Include:
@@ -105,6 +122,8 @@ def include(file: str, select: str | None, snippets_dir: Path) -> Include:
     found = Include(file, select, path)
     if not path.resolve().is_relative_to(snippets_dir.resolve()):
         found.problem = f"{file} is outside snippets/: a page includes only the examples under snippets/"
+    elif path.is_dir():
+        found.problem = f"snippets/{file} is a folder: an include names a file in it"
     elif not path.is_file():
         found.problem = missing_file(file, snippets_dir)
     elif select:

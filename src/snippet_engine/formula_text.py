@@ -13,6 +13,7 @@ import html
 import re
 from collections.abc import Callable
 from importlib.metadata import version
+from pathlib import Path
 
 from snippet_engine import cache_file
 from snippet_engine.cache_file import CacheFolder
@@ -46,7 +47,7 @@ class FormulaTexts:
     """The text of each formula, for one build, kept in `cache` for the pylatexenc version."""
 
     def __init__(self, cache: CacheFolder) -> None:
-        self.cache, self.key = cache, cache_file.key("formula texts", version("pylatexenc"))
+        self.cache, self.key = cache, cache_file.entry_key("formula texts", version("pylatexenc"), cache_file.code_digest(Path(__file__)))
         saved = cache.get(self.key)
         self.saved = saved if isinstance(saved, dict) else None  # what the cache holds
         self.texts: dict[str, str] = dict(self.saved or {})

@@ -7,7 +7,7 @@ plugin typesets its formulas in one call to a Node.js process (katex_render.mjs,
 KaTeX cannot parse fails the build, naming the page and the formula.
 
 Typeset formulas are cached in `cache_dir` (one entry, by TeX and mode, for the KaTeX version
-and the engine's code; cache_file.py), so an unchanged site starts no Node.js process. An entry of the wrong shape (not KaTeX's HTML) is a
+and this module's code and its script; cache_file.py), so an unchanged site starts no Node.js process. An entry of the wrong shape (not KaTeX's HTML) is a
 miss. The cache is written in `on_post_build`, before the snippets plugin's `on_post_build`
 (which raises when a snippet failed, and MkDocs then calls no later `on_post_build`), with the
 formulas the build used; and in `on_shutdown` (which `mkdocs build` and `mkdocs serve` both
@@ -71,7 +71,7 @@ def tex(m: re.Match[str]) -> str:
 
 def formulas_key(version: str) -> str:
     """The cache entry of the formulas typeset by KaTeX `version`."""
-    return cache_file.key("katex formulas", version)
+    return cache_file.entry_key("katex formulas", version, cache_file.code_digest(Path(__file__), Path(__file__).with_name("katex_render.mjs")))
 
 
 def is_formula(key: str, typeset: object) -> bool:

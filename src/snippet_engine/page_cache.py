@@ -15,21 +15,24 @@ from typing import Any
 
 from mkdocs.structure.toc import AnchorLink, TableOfContents, get_toc
 
+import autograd_steps
+import snippet_engine
 from snippet_engine import cache_file
-from snippet_engine.cache_file import CacheFolder
+from snippet_engine.cache_file import CacheFolder, source
 
 RENDERERS = ("markdown", "pymdown-extensions", "pygments", "mkdocs", "mkdocs-material")
 
 
 @functools.cache
 def renderer() -> dict[str, str]:
-    """What renders a page besides its content and the engine (which every key mixes in): the
+    """What renders a page besides its content and the engine (which every key holds): the
     versions of the Markdown stack. A change makes every entry a miss."""
     return {name: metadata.version(name) for name in RENDERERS}
 
 
-def key(*parts: Any) -> str:
-    return cache_file.key(renderer(), *parts)
+def made_key(*parts: Any) -> str:
+    """The key of what the engine renders or makes for a page from `parts`: any of its code may take part."""
+    return cache_file.entry_key(renderer(), cache_file.code_digest(source(snippet_engine), source(autograd_steps)), *parts)
 
 
 def tokens(toc: Iterable[AnchorLink]) -> list[dict[str, Any]]:
@@ -52,7 +55,7 @@ class PageCache(CacheFolder):
     def highlighted(self, code: str) -> str:
         """Python code as Pygments HTML in a `pre` of the highlight's own, without the `code`
         element of a fence: the page's scripts leave it alone (no copy button, no measuring)."""
-        entry = key("highlight-pre", code)
+        entry = made_key("highlight-pre", code)
         data = self.get(entry)
         if isinstance(data, str):
             return data

@@ -82,7 +82,7 @@ class PageHtml:
         return COMMENT.sub(lambda m: self.items[int(m[1])][1], text)
 
 
-class Build(Protocol):
+class BuildView(Protocol):
     """What page assembly needs of the build (build.py)."""
     def result(self, path: Path) -> Result: ...
     def program(self, path: Path, first: int | None = None, last: int | None = None) -> Program: ...
@@ -91,7 +91,7 @@ class Build(Protocol):
     def highlighted(self, code: str) -> str: ...
 
 
-def chapter_markdown(chapter: Chapter, markdown: str, build: Build, page: PageHtml) -> str:
+def chapter_markdown(chapter: Chapter, markdown: str, build: BuildView, page: PageHtml) -> str:
     """The chapter's Markdown with its code blocks as the page shows them."""
     parts, done = list[str](), 0
     for block in chapter.blocks:
@@ -101,12 +101,13 @@ def chapter_markdown(chapter: Chapter, markdown: str, build: Build, page: PageHt
     return "".join(parts)
 
 
-def block_markdown(chapter: Chapter, block: Block, build: Build, page: PageHtml) -> str:
+def block_markdown(chapter: Chapter, block: Block, build: BuildView, page: PageHtml) -> str:
     """A code block as the page shows it: setup fold, code, copy, outputs or errors."""
     indent = block.indent
     failures = [f for i in block.includes if (f := build.failure(chapter, i))]
     if any(i.problem for i in block.includes):
-        return indent + page.marker(render.error_block("This code block cannot be shown", "\n\n".join(failures))) + "\n"
+        error = render.error_block("This code block cannot be shown", "\n\n".join(failures))
+        return f"\n{indent}{page.marker(error)}\n"  # a paragraph of its own, even where prose is right above
     numbered = [(i.path.name, n, line) for i in block.includes for n, line in i.numbered()]
     info = block.info if "title=" in block.info else f'{block.info} title="{block.includes[0].file}"'
     if kinds.numbered(block.options):  # a step-through names lines by their number in the file
@@ -135,7 +136,7 @@ def block_markdown(chapter: Chapter, block: Block, build: Build, page: PageHtml)
     return "\n\n".join(parts) + "\n"  # a marker is a paragraph of its own, even when prose follows the fence
 
 
-def fold(build: Build, code: str, what: str) -> str:
+def fold(build: BuildView, code: str, what: str) -> str:
     """Code folded away: "N lines of <what>", opened on demand."""
     lines = code.count("\n") + 1
     title = f"{lines} line{'s' * (lines != 1)} of {what}"
@@ -148,7 +149,7 @@ def with_notebook_link(markdown: str, link: str) -> str:
     return f"{title}\n\n{link}\n{rest}" if title.startswith("# ") else f"{link}\n\n{markdown}"
 
 
-def notebook_markdown(title: str, ipynb_url: str, cells: list[notebooks.Cell], build: Build, page: PageHtml) -> str:
+def notebook_markdown(title: str, ipynb_url: str, cells: list[notebooks.Cell], build: BuildView, page: PageHtml) -> str:
     """Markdown for the page that shows a chapter's notebook: its cells in order, each code
     cell with its copy and outputs; a collapsed cell folded."""
     parts = [f"# {title}: the notebook\n",

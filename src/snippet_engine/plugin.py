@@ -21,12 +21,14 @@ The plugin owns the runner, and so the worker process, for its lifetime:
 MkDocs keeps a plugin across serve rebuilds, and `on_shutdown` stops it.
 """
 
+import atexit
 import html
 import itertools
 import logging
 import os
 import re
 import signal
+import sys
 import threading
 import time
 import urllib.parse
@@ -37,6 +39,7 @@ from typing import Any, Literal
 from jinja2 import Environment
 from mkdocs.config import base
 from mkdocs.config import config_options as c
+from mkdocs.config.base import ValidationError
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
@@ -44,15 +47,14 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
-from mkdocs.structure.toc import TableOfContents
 from mkdocs.utils import CountHandler, get_relative_url
 
 import autograd_steps
-from snippet_engine import api_links, kinds, pages, runner
+from snippet_engine import api_links, kinds, pages
 from snippet_engine.build import BUNDLE, Build
 from snippet_engine.chapter import parse
-from snippet_engine.page_cache import key
 from snippet_engine.runner import Runner
+from snippet_engine.shapes import Settings
 from snippet_engine.system_tools import check_dot
 
 SCRIPTS = "assets/snippet-engine"  # the kinds' scripts and styles (their ASSETS: the step-through viewer's)
@@ -64,8 +66,20 @@ NOTEBOOK_LIST = "<!-- snippets: notebooks -->"  # every chapter's notebook, with
 TITLE = re.compile(r'<span class="filename">([^<]+)</span>')
 # A code block as Material finds it (`pre:not(.mermaid) > code`), with its line spans if it has them.
 CODE_BLOCK = re.compile(r'(<pre(?![^>]*\bmermaid\b)[^>]*>(?:<span></span>)?)<code>(?=(<span id="__span)?)')
-# `Runner`'s arguments: snippets_dir, cache_dir, timeout, output_limit, preload, packages, workers.
-Settings = tuple[Path, Path, int, int, tuple[str, ...], tuple[str, ...], int]
+
+
+class AtLeast(c.Type[int]):
+    """A whole number of at least `least`: a config error at start-up names the setting otherwise."""
+
+    def __init__(self, least: int, default: int) -> None:
+        super().__init__(int, default=default)
+        self.least = least
+
+    def run_validation(self, value: object) -> int:
+        number = super().run_validation(value)
+        if number < self.least:
+            raise ValidationError(f"must be at least {self.least}, not {number}")
+        return number
 
 
 class SnippetsConfig(base.Config):
@@ -73,28 +87,28 @@ class SnippetsConfig(base.Config):
     """Folder of the runnable examples, relative to mkdocs.yml."""
     cache_dir = c.Type(str, default=".cache/snippets")
     """Where results are cached by content, relative to mkdocs.yml."""
-    workers = c.Type(int, default=os.cpu_count() or 1)
+    workers = AtLeast(1, default=Settings.workers)
     """Snippets run at once, each in a warm worker process of its own."""
-    timeout = c.Type(int, default=runner.TIMEOUT)
+    timeout = AtLeast(1, default=int(Settings.timeout))
     """Seconds a snippet may run before it is stopped and reported."""
-    output_limit = c.Type(int, default=runner.OUTPUT_LIMIT)
+    output_limit = AtLeast(1, default=Settings.output_limit)
     """Characters of a snippet's printed output kept: the first and last half, the cut said."""
-    preload = c.ListOfItems(c.Type(str), default=list(runner.PRELOAD))
+    preload = c.ListOfItems(c.Type(str), default=list(Settings.preload))
     """Modules the worker imports once, so that each snippet starts warm."""
-    fingerprint_packages = c.ListOfItems(c.Type(str), default=list(runner.PACKAGES))
+    fingerprint_packages = c.ListOfItems(c.Type(str), default=list(Settings.packages))
     """Packages whose versions are part of every cache key."""
     notebooks_dir = c.Type(str, default="notebooks")
     """Where chapters' notebooks and their pages go in the site."""
     api_reference = c.Type(str, default="https://docs.pytorch.org/docs/stable/")
     """The PyTorch reference that torch names in prose link to (api_links.py)."""
-    serve_wait = c.Type(int, default=5)
+    serve_wait = AtLeast(0, default=5)
     """Under `mkdocs serve`, seconds a rebuild waits for a snippet; then the pages show it as
     running, and the site is rebuilt when it ends (a browser waits for the rebuild)."""
 
-    def runner_settings(self, project: Path) -> Settings:
-        """`Runner`'s arguments, for the project whose mkdocs.yml these settings are of."""
-        return (project / self.snippets_dir, project / self.cache_dir, self.timeout, self.output_limit,
-                tuple(self.preload), tuple(self.fingerprint_packages), self.workers)
+    def settings(self, project: Path) -> Settings:
+        """How snippets run, for the project whose mkdocs.yml these settings are of."""
+        return Settings(project / self.snippets_dir, project / self.cache_dir, self.timeout, self.output_limit,
+                        tuple(self.preload), tuple(self.fingerprint_packages), self.workers)
 
 
 class SnippetsPlugin(BasePlugin[SnippetsConfig]):
@@ -118,14 +132,12 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         self.project = Path(config.config_file_path).resolve().parent
         self.snippets = self.project / self.config.snippets_dir
         self.ran = self.project / self.config.cache_dir / "serve-ran"  # its change rebuilds the site
-        settings = self.config.runner_settings(self.project)
+        settings = self.config.settings(self.project)
         if settings != self.settings:
             if self.settings:
                 self.runner.close()
-            self.runner, self.settings = Runner(*settings), settings
+            self.runner, self.settings = Runner(settings), settings
         self.nav_pages: list[str] = []
-        self.cached_pages: dict[str, tuple[str, TableOfContents]] = {}  # notebook pages rendered before: (html, toc)
-        self.page_keys: dict[str, str] = {}
         if self.serving:
             keep_serving_on_errors()
 
@@ -147,9 +159,10 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         return server
 
     def watch_data_folders(self, server: LiveReloadServer) -> None:
-        """Under serve, the folders of data files snippets read (bench/results) are watched, those
-        a snippet starts reading in a later build too."""
-        for folder in sorted({Path(d).parent for s in self.build.snippets.values() for d in s.result.deps}):
+        """Under serve, the folders snippets list and those of data files they read (bench/results)
+        are watched, those a snippet starts reading in a later build too."""
+        deps = {Path(d) for s in self.build.snippets.values() for d in s.result.deps}
+        for folder in sorted({d if d.is_dir() else d.parent for d in deps}):
             if folder.is_dir() and not folder.is_relative_to(self.snippets) and str(folder) not in self.watched:
                 self.watched.add(str(folder))
                 server.watch(str(folder))
@@ -188,7 +201,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         if NOTEBOOK_LIST in markdown:
             markdown = markdown.replace(NOTEBOOK_LIST, build.notebook_list(self.nav_pages, uri))
         if uri in build.notebooks:
-            return self.notebook_markdown(build.notebook_page(uri), page, config)
+            return build.notebook_markdown(uri, config)
         chapter = build.chapters.get(uri)
         if chapter is None or not chapter.blocks:
             return markdown
@@ -197,34 +210,24 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         build.check(chapter)
         markdown = pages.chapter_markdown(chapter, markdown, build, build.page(uri, page.url))
         if notebook := build.notebook_of(uri):
-            url = get_relative_url(notebook.removesuffix(".md") + ".ipynb", page.url)
+            url = get_relative_url(notebook.ipynb.url, page.url)
             markdown = pages.with_notebook_link(markdown, f'<p class="notebook-download"><a href="{url}" download>'
                                                 f"Download this chapter as a Jupyter notebook</a> · "
                                                 f"{self.bundle_link(page)}</p>")
         return markdown
 
-    def notebook_markdown(self, markdown: str, page: Page, config: MkDocsConfig) -> str:
-        """A notebook page rendered before with the same content is taken from the cache."""
-        uri = page.file.src_uri
-        self.page_keys[uri] = key(markdown, self.build.page(uri, page.url).items, page.url,
-                                  config.markdown_extensions, config.mdx_configs)
-        cached = self.build.cache.page(self.page_keys[uri])
-        if cached is None:
-            return markdown
-        self.cached_pages[uri] = cached
-        return ""
-
     def on_page_content(self, content: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """The page's markers replaced, and its torch names linked to the reference (api_links.py).
         A notebook page is cached unlinked: its links and warnings are made anew on every build."""
         uri = page.file.src_uri
-        if uri in self.cached_pages:
-            content, page.toc = self.cached_pages[uri]
+        notebook = self.build.notebooks.get(uri)
+        if notebook and notebook.rendered:
+            content, page.toc = notebook.rendered
         else:
             content = self.build.page(uri, page.url).content(content)
             content = TITLE.sub(lambda m: self.download_link(m, page), content)
-            if uri in self.build.notebooks:
-                self.build.cache.put_page(self.page_keys[uri], content, page.toc)
+            if notebook:
+                self.build.cache.put_page(notebook.made_from, content, page.toc)
         assert self.build.names is not None, "on_files found the torch version"
         return api_links.link(content, uri, self.config.api_reference, self.build.names)
 
@@ -284,8 +287,17 @@ def with_copy_buttons(page: str) -> str:
 
 def stop(signum: int, frame: object) -> None:
     """SIGTERM stops MkDocs as Ctrl-C does, through its `finally`s: `on_shutdown` stops the
-    worker, and `mkdocs serve` removes the temporary site it serves."""
+    worker, and `mkdocs serve` removes the temporary site it serves. Then the process ends at
+    once, without freeing what it holds one object at a time (after a large snippet's copies,
+    that took seconds)."""
+    atexit.register(exit_now, 128 + signum)  # the last registered, the first to run: after the `finally`s
     raise SystemExit(128 + signum)
+
+
+def exit_now(status: int) -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def keep_serving_on_errors() -> None:

@@ -35,20 +35,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
-from snippet_engine.cache_file import CacheFolder, engine_digest, key
-from snippet_engine.shapes import Failure, LineOutput, Reply, Request, failure
+import autograd_steps
+from snippet_engine import capture, kinds, render
+from snippet_engine import worker as snippet_worker
+from snippet_engine.cache_file import CacheFolder, code_digest, entry_key, source
+from snippet_engine.shapes import Failure, LineOutput, Reply, Request, Settings, failure
 
-# The settings' defaults, for the plugin's config and for the tests' runner.
-PRELOAD = ("torch", "matplotlib.pyplot", "graphviz", "torchviz")  # imported once by each worker
-PACKAGES = ("torch", "torchviz", "graphviz", "matplotlib", "numpy")  # their versions key every result
-TIMEOUT = 600  # seconds a snippet may run
-OUTPUT_LIMIT = 20_000  # characters of printed output kept
 log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build log shows it
+RUNS = (snippet_worker, capture, kinds, render, autograd_steps)  # the code that runs a snippet and captures its outputs
 
 
 class Fingerprint(TypedDict):
     """What besides a snippet's own files decides its output (`fingerprint`)."""
-    engine: str
+    engine: str  # the digest of the code that runs it and captures its outputs (`RUNS`)
     python: str
     packages: dict[str, str | None]  # None: not installed
     gpu: bool
@@ -61,7 +60,9 @@ class Result:
     seconds: float
     cached: bool
     error: Failure | None = None
-    deps: list[Path] = field(default_factory=list)  # the project files it imported or read
+    deps: list[Path] = field(default_factory=list)  # the project files it imported or read, the folders it listed
+    programs: list[str] = field(default_factory=list)  # how it started other programs, whose reads are unknown
+    source: str | None = None  # the digest of the code that ran (sha256)
 
     def select(self, first: int | None = None, last: int | None = None) -> list[dict[str, Any]]:
         """The nbformat outputs of lines first..last (all of them when no range)."""
@@ -93,7 +94,7 @@ class SnippetError(Exception):
 
 
 @functools.cache
-def fingerprint(packages: tuple[str, ...] = PACKAGES) -> Fingerprint:
+def fingerprint(packages: tuple[str, ...] = Settings.packages) -> Fingerprint:
     """What besides the snippet's own files decides its output."""
     versions: dict[str, str | None] = {}
     for name in packages:
@@ -102,7 +103,7 @@ def fingerprint(packages: tuple[str, ...] = PACKAGES) -> Fingerprint:
         except metadata.PackageNotFoundError:
             versions[name] = None
     gpu = os.path.exists("/proc/driver/nvidia/version") and os.environ.get("CUDA_VISIBLE_DEVICES") != ""
-    return {"engine": engine_digest(), "python": platform.python_version(), "packages": versions, "gpu": gpu}
+    return {"engine": code_digest(*map(source, RUNS)), "python": platform.python_version(), "packages": versions, "gpu": gpu}
 
 
 def well_formed(data: Any) -> bool:
@@ -119,9 +120,45 @@ def well_formed(data: Any) -> bool:
 
 
 def sha256(path: str | os.PathLike[str]) -> str | None:
-    """Digest of a file's bytes; None for a file that does not exist."""
+    """Digest of a file's bytes, or of the names in a folder; None for neither."""
     path = Path(path)
+    if path.is_dir():
+        return hashlib.sha256("\0".join(sorted(os.listdir(path))).encode(errors="surrogateescape")).hexdigest()
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+class Scratch:
+    """A page that keeps nothing, where outputs are rendered to check that they can be."""
+
+    def asset_url(self, name: str, data: bytes) -> str:
+        return name
+
+    def after_search(self, fragment: str) -> str:
+        return fragment
+
+    def shows(self, assets: dict[str, Path]) -> None:
+        pass
+
+    def first_time(self, what: object) -> bool:
+        return True
+
+
+def shown(result: Result) -> bool:
+    """Keep only the outputs of a result that a page can show (kinds/), and whether that is all of
+    them: one that cannot be rendered is dropped, and the result fails at its line with an
+    OutputError (unless it failed already)."""
+    kept, error = [], result.error
+    for item in result.outputs:
+        try:
+            kinds.outputs_html([item["output"]], Scratch())
+        except Exception as err:  # noqa: BLE001 - whatever an output makes a kind raise
+            error = error or failure("OutputError", f"this output cannot be shown ({type(err).__name__}: {err})",
+                                     item["line"])
+        else:
+            kept.append(item)
+    complete = len(kept) == len(result.outputs)
+    result.outputs, result.error = kept, error
+    return complete
 
 
 class WorkerDied(Exception):
@@ -131,7 +168,7 @@ class WorkerDied(Exception):
 class Worker:
     """The warm process that forks one child per snippet (worker.py)."""
 
-    def __init__(self, preload: tuple[str, ...] = PRELOAD) -> None:
+    def __init__(self, preload: tuple[str, ...] = Settings.preload) -> None:
         self.proc: subprocess.Popen[str] | None = None
         self.tmp: str | None = None  # the worker's temporary folder, and its snippets'
         self.preload = preload  # what it imports when it starts
@@ -255,17 +292,14 @@ def kill_session(sid: int) -> None:
 
 
 class Runner:
-    """Runs snippets under `snippets_dir` (their project is its parent) with a content cache."""
+    """Runs snippets under the settings' `snippets_dir` (their project is its parent) with a content cache."""
 
-    def __init__(self, snippets_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str] | None = None,
-                 timeout: float = TIMEOUT, output_limit: int = OUTPUT_LIMIT, preload: Iterable[str] = PRELOAD,
-                 packages: Iterable[str] = PACKAGES, workers: int = 1) -> None:
-        self.root = Path(snippets_dir).resolve()
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.root = settings.snippets_dir.resolve()
         self.project = self.root.parent  # dependencies may live anywhere in it (data files)
-        self.cache = CacheFolder(Path(cache_dir) if cache_dir else None)
-        self.timeout, self.output_limit, self.packages = timeout, output_limit, tuple(packages)
-        self.preload = tuple(preload)
-        self.workers = [Worker(self.preload) for _ in range(max(1, workers))]  # started when first used
+        self.cache = CacheFolder(settings.cache_dir)
+        self.workers = [Worker(settings.preload) for _ in range(max(1, settings.workers))]  # started when first used
         self.idle: queue.SimpleQueue[Worker] = queue.SimpleQueue()
         for worker in self.workers:
             self.idle.put(worker)
@@ -280,18 +314,26 @@ class Runner:
         """Run one snippet (or take it from the cache); never raises for the snippet's failures.
         `options`: the words of its blocks' fences that kinds answer to (a step-through's)."""
         path = Path(path).resolve()
-        cached = self.cached(path, options)
+        source = sha256(path)
+        key = self.result_key(path, options, source)
+        cached = self.load(key, source) or self.killed.get(key)
         if cached is not None:
             return cached
-        key = self.key(path, options)
         name = path.relative_to(self.root).as_posix()
         began = time.time()
         result = self.run_uncached({"path": str(path), "options": sorted(options)}, path, name)
+        result.source = source
+        complete = shown(result)
         log.info(f"snippet {name} ran in {result.seconds:.2f} s" + (" and failed" if result.error else ""))
         changed = any(p.exists() and p.stat().st_mtime >= began for p in [path, *result.deps])
         if result.error and result.error["type"] in ("WorkerDied", "SnippetKilled"):
             if not self.stopping:  # killed from outside (out of memory?): run again by the next process only,
                 self.killed[key] = result  # not by each of serve's rebuilds
+        elif not complete:
+            pass  # an output that cannot be shown is never kept
+        elif result.programs:
+            log.info(f"snippet {name} is not cached: it started another program ({', '.join(result.programs)}), "
+                     "whose reads are unknown")
         elif not changed:
             self.store(key, result)  # not when a file it read changed while it ran: its digest would lie
         return result
@@ -313,7 +355,7 @@ class Runner:
         misses = sum(result is None for _, result in found)
         if misses:
             for worker in self.workers:
-                worker.preload = () if once and misses <= len(self.workers) else self.preload
+                worker.preload = () if once and misses <= len(self.workers) else self.settings.preload
         return [(done(result), False) if result else self.start(*item) for item, result in found]
 
     def warm(self) -> None:
@@ -321,7 +363,7 @@ class Runner:
         next edit's snippet does not wait for a worker to import torch: without this the first
         edit that each worker runs waits for it (about 4 s here)."""
         for worker in self.workers:
-            worker.preload = self.preload
+            worker.preload = self.settings.preload
             worker.warm()
 
     def wait(self, future: Future[Result]) -> Result:
@@ -340,7 +382,7 @@ class Runner:
     def start(self, path: Path, options: frozenset[str] = frozenset()) -> tuple[Future[Result], bool]:
         """run() in the background: its future, and whether it started now. A snippet that is
         running already (`mkdocs serve` rebuilt while it ran) is not started a second time."""
-        key = self.key(path, options)  # an edited snippet is another run
+        key = self.result_key(path.resolve(), options, sha256(path))  # an edited snippet is another run
         with self.lock:
             self.running = {k: f for k, f in self.running.items() if not f.done()}  # those that ended are results
             future = self.running.get(key)
@@ -360,8 +402,8 @@ class Runner:
 
     def run_uncached(self, request: Request, path: Path, name: str) -> Result:
         """Run a request in the worker; a worker that dies is started again once."""
-        request.update({"root": str(self.project), "timeout": self.timeout, "heartbeat": self.heartbeat,
-                        "output_limit": self.output_limit})
+        request.update({"root": str(self.project), "timeout": self.settings.timeout, "heartbeat": self.heartbeat,
+                        "output_limit": self.settings.output_limit})
         worker = self.idle.get()
         try:
             reply = worker.run(request, name)
@@ -373,11 +415,14 @@ class Runner:
                     raise
                 reply = worker.run(request, name)
             except WorkerDied:
-                reply = {"outputs": [], "seconds": 0.0, "deps": [],
+                reply = {"outputs": [], "seconds": 0.0, "deps": [], "programs": [],
                          "error": failure("WorkerDied", "the snippet worker died twice while running this snippet")}
         finally:
             self.idle.put(worker)
-        return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], [Path(d) for d in reply["deps"]])
+        if reply["error"] and reply["error"]["type"] == "SnippetTimeout":
+            reply["error"]["message"] += " (the `timeout` setting of the snippets plugin)"
+        return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], [Path(d) for d in reply["deps"]],
+                      reply["programs"])
 
     def close(self) -> None:
         """Stop the workers and the snippets they run (`mkdocs serve` may be running one in the
@@ -396,14 +441,17 @@ class Runner:
 
     def cached(self, path: Path, options: frozenset[str] = frozenset()) -> Result | None:
         """The result of an unchanged snippet: from the cache, or kept in memory (`killed`)."""
-        key = self.key(path.resolve(), options)
-        return self.load(key) or self.killed.get(key)
+        source = sha256(path)
+        key = self.result_key(path.resolve(), options, source)
+        return self.load(key, source) or self.killed.get(key)
 
-    def key(self, path: Path, options: frozenset[str] = frozenset()) -> str:
+    def result_key(self, path: Path, options: frozenset[str], source: str | None) -> str:
+        """The cache key of a snippet's run, given the digest of its code (`source`)."""
         relative = path.relative_to(self.root).as_posix()
-        return key(relative, sha256(path), fingerprint(self.packages), sorted(options), self.output_limit)
+        return entry_key(relative, source, fingerprint(self.settings.packages), sorted(options),
+                         self.settings.output_limit)
 
-    def load(self, key: str) -> Result | None:
+    def load(self, key: str, source: str | None) -> Result | None:
         """The cached result, or None: a missing, corrupt, ill-formed or outdated entry is a miss."""
         try:
             data = self.cache.get(key)
@@ -413,16 +461,17 @@ class Runner:
             if any(sha256(dep) != digest for dep, digest in deps.items()):
                 return None
             error = data["error"]
-            if error and error["type"] == "SnippetTimeout" and data["timeout"] < self.timeout:
+            if error and error["type"] == "SnippetTimeout" and data["timeout"] < self.settings.timeout:
                 return None  # it may finish in the time it has now
-            return Result(self.root / data["path"], data["outputs"], data["seconds"], True, error, list(deps))
+            return Result(self.root / data["path"], data["outputs"], data["seconds"], True, error, list(deps),
+                          source=source)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def store(self, key: str, result: Result) -> None:
         deps = {Path(d).relative_to(self.project).as_posix(): sha256(d) for d in result.deps}
         data = {"path": result.path.relative_to(self.root).as_posix(), "deps": deps, "outputs": result.outputs,
-                "seconds": result.seconds, "error": result.error, "timeout": self.timeout}
+                "seconds": result.seconds, "error": result.error, "timeout": self.settings.timeout}
         self.cache.put(key, data)
 
     def prune(self) -> None:

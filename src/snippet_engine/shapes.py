@@ -1,7 +1,25 @@
 """The shapes of what a snippet's run gives, as the worker sends them and the cache keeps them
-(JSON): typed here once, for the worker, the runner and the pages."""
+(JSON): typed here once, for the worker, the runner and the pages; and the settings that decide
+how snippets run."""
 
+import os
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypedDict
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The snippets plugin's settings that decide how snippets run, whole: the plugin builds them
+    once from its config (whose defaults are these), the runner takes them, and the worker gets
+    the part it needs with each request (`Request`)."""
+    snippets_dir: Path
+    cache_dir: Path | None = None  # None: nothing is cached
+    timeout: float = 600  # seconds a snippet may run
+    output_limit: int = 20_000  # characters of printed output kept
+    preload: tuple[str, ...] = ("torch", "matplotlib.pyplot", "graphviz", "torchviz")  # imported once by each worker
+    packages: tuple[str, ...] = ("torch", "torchviz", "graphviz", "matplotlib", "numpy")  # their versions key every result
+    workers: int = os.cpu_count() or 1  # snippets run at once, each in a worker of its own
 
 
 class Failure(TypedDict):
@@ -35,10 +53,12 @@ class Request(TypedDict, total=False):
 
 class Reply(TypedDict):
     """What a snippet's run gives, as the worker replies it: its outputs, how long it ran, the
-    project files it imported or read, and how it failed (None: it did not)."""
+    project files it imported or read and the folders it listed, the programs it started (whose
+    reads are unknown), and how it failed (None: it did not)."""
     outputs: list[LineOutput]
     seconds: float
     deps: list[str]
+    programs: list[str]
     error: Failure | None
 
 

@@ -29,7 +29,7 @@ rather than a scratch one; "options", the words of its blocks' fences, name the 
 that the snippet runs within (kinds.around: a step-through records each backward() it
 calls); root is the project folder (files under it
 that a snippet imports or reads are its dependencies). Replies:
-{"running": seconds} every `heartbeat` seconds while a snippet runs, then {"outputs", "seconds", "deps", "error"}.
+{"running": seconds} every `heartbeat` seconds while a snippet runs, then {"outputs", "seconds", "deps", "programs", "error"}.
 The worker exits when its stdin closes, killing a running child first.
 """
 
@@ -47,6 +47,7 @@ import select
 import shutil
 import signal
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -77,22 +78,73 @@ def is_local(filename: str, root: str) -> bool:
     return filename.startswith(root + os.sep) and not filename.startswith(sys.prefix + os.sep)
 
 
-def watch_reads(root: str, workdir: str) -> set[str]:
-    """Collect the project files a snippet opens for reading (data it loads)."""
-    reads: set[str] = set()
+LISTINGS = ("os.listdir", "os.scandir")  # audit events of a folder's listing (glob, os.walk and pathlib's too)
+# The audit events of another program started, and where each has the program's arguments (None: a shell command).
+PROGRAMS = {"subprocess.Popen": 1, "os.exec": 1, "os.posix_spawn": 1, "os.spawn": 2, "os.system": None}
+IMPORT_SYSTEM = "<frozen importlib._bootstrap_external>"
+STDLIB = (sysconfig.get_paths()["stdlib"] + os.sep, "<frozen ")
 
-    def hook(event: str, args: tuple[Any, ...]) -> None:
+
+class Watch:
+    """What a snippet and its forked children read: the project files they open for reading (data
+    they load), the project folders they list (the names in them are input too; not the import
+    system's listings: what it imports is a dependency already), and the programs the project's
+    code starts, whose reads no one sees (a program an installed library starts, Graphviz's or
+    torch.compile's, reads what that library gives it). A forked child's go to the parent
+    through `seen`, a file."""
+
+    def __init__(self, root: str, workdir: str, seen: str) -> None:
+        self.root, self.workdir, self.seen = root, workdir, seen
+        self.reads: set[str] = set()
+        self.programs: set[str] = set()
+        self.pid = os.getpid()
+        self.fd = os.open(seen, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)  # inherited by forked children
+        sys.addaudithook(self.hook)
+
+    def hook(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open" and isinstance(args[0], (str, os.PathLike)) and not set(args[1] or "r") & set("wax+"):
-            name = os.path.abspath(os.fspath(args[0]))
-            if is_local(name, root) and not name.startswith(workdir) and not name.endswith(".pyc"):
-                reads.add(name)
+            self.read(args[0])
+        elif event in LISTINGS and not isinstance(args[0], int):
+            if sys._getframe(1).f_code.co_filename != IMPORT_SYSTEM:
+                self.read(args[0] if args[0] is not None else ".")
+        elif (event in PROGRAMS or event in LISTINGS) and self.by_project(sys._getframe(1)):
+            self.note("p", program(event, args))  # or a folder listed by its descriptor: which one is unknown
 
-    sys.addaudithook(hook)
-    return reads
+    def by_project(self, frame: types.FrameType | None) -> bool:
+        """Whether the project's own code (a snippet, a helper module) called what runs in `frame`."""
+        while frame is not None and frame.f_code.co_filename.startswith(STDLIB):
+            frame = frame.f_back
+        return frame is None or is_local(frame.f_code.co_filename, self.root) and \
+            not frame.f_code.co_filename.startswith(ENGINE)
+
+    def read(self, name: str | os.PathLike[str]) -> None:
+        name = os.path.abspath(os.fsdecode(name))
+        if is_local(name, self.root) and not name.startswith(self.workdir) and not name.endswith(".pyc"):
+            self.note("r", name)
+
+    def note(self, kind: str, name: str) -> None:
+        if os.getpid() == self.pid:
+            (self.reads if kind == "r" else self.programs).add(name)
+        else:
+            os.write(self.fd, f"{kind}{name}\0".encode(errors="surrogateescape"))
+
+    def children(self) -> None:
+        """Add what the forked children noted."""
+        with open(self.seen, "rb") as f:
+            for entry in f.read().decode(errors="surrogateescape").split("\0")[:-1]:
+                (self.reads if entry[0] == "r" else self.programs).add(entry[1:])
+
+
+def program(event: str, args: tuple[Any, ...]) -> str:
+    """The name of the program an audit event starts, or the event's."""
+    where = PROGRAMS.get(event)
+    argv = args[where] if where is not None else None
+    first = argv[0] if isinstance(argv, (list, tuple)) and argv else None
+    return os.path.basename(os.fsdecode(first)) if isinstance(first, (str, bytes, os.PathLike)) else event
 
 
 def local_deps(path: str, root: str, reads: set[str]) -> list[str]:
-    """Project files this snippet imported or tried to open, besides itself. A file
+    """Project files this snippet imported, tried to open or listed, besides itself. A file
     that did not exist is one too: the output changes when it appears."""
     modules = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
     files = {f for f in modules if f and is_local(f, root) and os.path.isfile(f)} | reads
@@ -129,7 +181,7 @@ def exit_error(code: int) -> Failure:
 
 
 def timeout_message(timeout: float) -> str:
-    return f"the snippet was still running after {timeout} s (the `timeout` setting of the snippets plugin)"
+    return f"the snippet was still running after {timeout} s"
 
 
 def still_running(timeout: float, path: str) -> Failure:
@@ -227,7 +279,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     sys.stdin = open(0, closefd=False)
     capture = Capture(path, request["output_limit"])
     install(capture, fd_files, [os.path.join(private, name) for name in ("stdout", "stderr")])
-    reads = watch_reads(root, workdir)
+    watch = Watch(root, workdir, os.path.join(private, "seen"))
     start = time.perf_counter()
 
     def finish(error: Failure | None) -> None:
@@ -236,8 +288,9 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         faulthandler.cancel_dump_traceback_later()
         sys.stdout.flush()
         sys.stderr.flush()
+        watch.children()
         reply: Reply = {"error": error, "seconds": seconds, "outputs": capture.finish(),
-                        "deps": local_deps(path, root, reads)}
+                        "deps": local_deps(path, root, watch.reads), "programs": sorted(watch.programs)}
         tmp = os.path.join(private, "reply.tmp")
         with open(tmp, "w", encoding="utf-8", errors="replace") as f:  # a lone surrogate (in an error) as "?"
             json.dump(reply, f, ensure_ascii=False)
@@ -417,7 +470,8 @@ def died(private: str, request: Request, status: int, seconds: float) -> Reply:
     found = re.search(rf'File "{re.escape(request.get("path", "<string>"))}", line (\d+)', where)
     line = int(found[1]) if found else None
     outputs: list[LineOutput] = [{"line": line, "output": {"output_type": "stream", "name": "stdout", "text": printed}}] if printed else []
-    return {"outputs": outputs, "seconds": seconds, "deps": [], "error": failure(kind, why, line, traceback=report[-4000:])}
+    return {"outputs": outputs, "seconds": seconds, "deps": [], "programs": [],
+            "error": failure(kind, why, line, traceback=report[-4000:])}
 
 
 def main() -> None:
