@@ -347,22 +347,6 @@ def test_a_snippet_that_starts_a_program_is_never_cached(engine, tmp_path, reads
     assert not again.cached and again.error is None
 
 
-def test_an_output_that_cannot_be_shown_fails_at_its_line_and_is_never_cached(engine, tmp_path):
-    path = snippet(tmp_path, "bad_display.py", """\
-print("before")
-class Five:
-    def _repr_mimebundle_(self):
-        return {"text/plain": 5}
-display(Five())
-print("after")
-""")
-    result = engine.run(path)
-    assert result.error["type"] == "OutputError" and result.error["line"] == 5, result.error
-    assert result.stdout == "before\nafter\n"
-    assert outputs_html([o["output"] for o in result.outputs], PageHtml("", {}))
-    assert not engine.run(path).cached
-
-
 def test_a_snippet_file_that_links_outside_snippets_is_a_clear_failure(project):
     project.write("snippets/shown.py", "print('shown')\n")
     outside = project.write("elsewhere/linked.py", "print('linked')\n")

@@ -51,7 +51,7 @@ def edited(monkeypatch, name):
 
 @pytest.mark.parametrize("name, snippets_run_again, formulas_typeset_again", [
     ("plugin.py", False, False), ("katex.py", False, True), ("katex_render.mjs", False, True),
-    ("worker.py", True, False), ("scrapers.py", True, False), ("figure.py", True, False), ("recording.py", True, False)])
+    ("worker.py", True, False), ("capture.py", True, False), ("figure.py", True, False), ("recording.py", True, False)])
 def test_each_cache_is_keyed_by_the_code_that_makes_it(monkeypatch, name, snippets_run_again, formulas_typeset_again):
     def keys():
         return runner.fingerprint.__wrapped__()["engine"], katex.formulas_key("0.16")

@@ -127,40 +127,6 @@ def sha256(path: str | os.PathLike[str]) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
-class Scratch:
-    """A page that keeps nothing, where outputs are rendered to check that they can be."""
-
-    def asset_url(self, name: str, data: bytes) -> str:
-        return name
-
-    def after_search(self, fragment: str) -> str:
-        return fragment
-
-    def shows(self, assets: dict[str, Path]) -> None:
-        pass
-
-    def first_time(self, what: object) -> bool:
-        return True
-
-
-def shown(result: Result) -> bool:
-    """Keep only the outputs of a result that a page can show (kinds/), and whether that is all of
-    them: one that cannot be rendered is dropped, and the result fails at its line with an
-    OutputError (unless it failed already)."""
-    kept, error = [], result.error
-    for item in result.outputs:
-        try:
-            kinds.outputs_html([item["output"]], Scratch())
-        except Exception as err:  # noqa: BLE001 - whatever an output makes a kind raise
-            error = error or failure("OutputError", f"this output cannot be shown ({type(err).__name__}: {err})",
-                                     item["line"])
-        else:
-            kept.append(item)
-    complete = len(kept) == len(result.outputs)
-    result.outputs, result.error = kept, error
-    return complete
-
-
 class WorkerDied(Exception):
     pass
 
@@ -323,14 +289,11 @@ class Runner:
         began = time.time()
         result = self.run_uncached({"path": str(path), "options": sorted(options)}, path, name)
         result.source = source
-        complete = shown(result)
         log.info(f"snippet {name} ran in {result.seconds:.2f} s" + (" and failed" if result.error else ""))
         changed = any(p.exists() and p.stat().st_mtime >= began for p in [path, *result.deps])
         if result.error and result.error["type"] in ("WorkerDied", "SnippetKilled"):
             if not self.stopping:  # killed from outside (out of memory?): run again by the next process only,
                 self.killed[key] = result  # not by each of serve's rebuilds
-        elif not complete:
-            pass  # an output that cannot be shown is never kept
         elif result.programs:
             log.info(f"snippet {name} is not cached: it started another program ({', '.join(result.programs)}), "
                      "whose reads are unknown")
