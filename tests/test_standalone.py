@@ -1,5 +1,5 @@
-"""standalone.py in-process: what a block's copy keeps of the code before it, on small files of
-plain Python (no torch: `random` stands for the random draws). Every copy here is also run, and
+"""The standalone package in-process: what a block's copy keeps of the code before it, on small
+files of plain Python (no torch: `random` stands for the random draws). Every copy here is also run, and
 prints what the block prints when the whole file runs."""
 
 import contextlib
