@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from snippet_engine.standalone import Source, data_values
+from snippet_engine.standalone import Inlined, Source, Statement, data_values
 
 
 def write(folder, name, text):
@@ -441,3 +441,48 @@ def test_a_copy_holds_the_part_of_the_data_its_code_uses(project):
         """)
     copy = copy_of(path, project, data)  # not read into a name of its own: all of it
     assert "'unused'" in copy and printed(copy) == "2\n"
+
+
+LESSON = """\
+# lesson {i}
+random.seed({i})
+w{i} = [random.random() for _ in range(3)]
+def scaled{i}(values, factor=2.0):
+    return [v * factor for v in values]
+total = sum(scaled{i}(w{i}))
+rate{j} = rate{i} / 2
+history.append(total * rate{j})
+print(f"{i}: {{total:.3f}}", len(history))
+"""
+
+
+def work(project, lessons):
+    """The calls made (comparisons of statements included) to make a snippet's copies, whole and
+    of its last lesson, its notebook cell and its download, for a snippet of `lessons` lessons."""
+    path = write(project, f"long_{lessons}.py", "import random\n\nhistory = []\nrate0 = 1.0\n"
+                 + "".join(LESSON.format(i=i, j=i + 1) for i in range(lessons)))
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        calls += event in ("call", "c_call")
+
+    sys.setprofile(count)
+    try:
+        source = Source(path, project)
+        last = len(source.lines)
+        source.program()
+        source.program(last - LESSON.count("\n") + 1, last)
+        source.cell(1, last, Inlined())
+        source.whole()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_a_long_snippets_copies_take_work_in_proportion_to_its_length(project, monkeypatch):
+    """Four times the lines, about four times the work: a statement looked up in a list of the
+    others (compared with each) would make it sixteen."""
+    monkeypatch.setattr(Statement, "__eq__", lambda self, other: self is other)  # each comparison a call
+    small, large = work(project, 40), work(project, 160)
+    assert large < 5 * small, (small, large)

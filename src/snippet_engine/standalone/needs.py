@@ -2,7 +2,9 @@
 statements, with the effects on what the block uses, and the seeds and random draws it depends on."""
 
 import ast
+import itertools
 import re
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -20,26 +22,24 @@ def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: Abstrac
     all of them when the code after these statements may draw (`draws_after`); no seed when
     nothing needed draws after it. A backward pass of liveness, again while a chosen function
     uses a name defined below it (its body runs later, when it is called)."""
-    made_from = origins(statements)
-    unchangeable = {n for s in statements if s.is_import for n in s.binds} | value_names(statements)
+    values = value_names(statements)
+    made_from = origins(statements, values)
+    unchangeable = {n for s in statements if s.is_import for n in s.binds} | values
     forced: set[Statement] = set()  # draws that bind no name (`print(random.random())`)
     while True:
         chosen, live = liveness(statements, wanted, made_from, unchangeable, forced)
         later = {n for s in chosen if isinstance(s.node, SCOPES) for n in s.loads}
-        # A seed with a constant (`torch.manual_seed(0)`) that a later seed of its generator resets,
-        # with nothing chosen between them, decides nothing.
-        seeds = [i for i, s in enumerate(statements) if s in chosen and s.is_seed]
-        reset = {i for n, i in enumerate(seeds)
-                 if statements[i].seeds_constant
-                 and (j := next((j for j in seeds[n + 1:] if statements[j].seeds == statements[i].seeds), None))
-                 and not any(s in chosen for s in statements[i + 1:j])}
+        picked = set(chosen)
+        seeds = [i for i, s in enumerate(statements) if s in picked and s.is_seed]
+        reset = reset_seeds(statements, seeds, picked)
         left_out = {statements[i] for i in reset}
         chosen = [s for s in chosen if s not in left_out]
+        picked -= left_out
         kept_draws: set[Statement] = set()
         if seeds:  # what was drawn after the seed decides what the code draws next: keep the draws
             start = min(set(seeds) - reset)
             end = len(statements) if draws_after else max(
-                [i + 1 for i, s in enumerate(statements) if i > start and s in chosen and s in may_draw],
+                [i + 1 for i, s in enumerate(statements) if i > start and s in picked and s in may_draw],
                 default=start)
             kept_draws = {s for s in statements[start:end] if s in drawn}
             later |= {n for s in kept_draws for n in s.binds}
@@ -49,6 +49,21 @@ def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: Abstrac
         if later <= set(wanted) and unbound <= forced:
             return chosen, live
         wanted, forced = set(wanted) | later, forced | unbound
+
+
+def reset_seeds(statements: list[Statement], seeds: list[int], chosen: AbstractSet[Statement]) -> set[int]:
+    """The seeds (indexes into `statements`, in order) that decide nothing: a seed with a constant
+    (`torch.manual_seed(0)`) that a later seed of its generator resets, with no statement
+    `chosen` between them."""
+    chosen_before = list(itertools.accumulate((s in chosen for s in statements), initial=0))
+    reset, next_seed = set(), dict[str, int]()  # generator: the index of its next seed
+    for i in reversed(seeds):
+        generator = statements[i].seeds
+        j = next_seed.get(generator)
+        if j is not None and statements[i].seeds_constant and chosen_before[j] == chosen_before[i + 1]:
+            reset.add(i)
+        next_seed[generator] = i
+    return reset
 
 
 # gradgradcheck draws the gradients it starts from when it is given none.
@@ -67,29 +82,48 @@ def drawing(statements: list[Statement], helpers: set[str]) -> Drawing:
     """A helper's names (`helpers`) and those the statements bind with a definition or value
     that makes a drawing call (`MLP`, whose __init__ calls `nn.Linear`, and `model = MLP()`,
     whose call may run dropout); the methods of a name an assignment binds (an object's:
-    `model.parameters()`) are taken to draw only by their own names."""
+    `model.parameters()`) are taken to draw only by their own names. Each name found is
+    followed once to the statements that call it."""
     found = Drawing(set(helpers), set(helpers))
     objects = {n for s in statements if isinstance(s.node, (ast.Assign, ast.AnnAssign)) for n in s.binds}
-    while True:
-        more = {n for s in statements if s.binds - found.calls and calls_drawing(s.node, found)
-                for n in s.binds}
-        if not more - found.calls:
-            return found
-        found.calls |= more
-        found.methods |= more - objects
+    calling: dict[tuple[str, bool], list[Statement]] = {}  # (name, as a method): the statements that call it
+    todo = []  # the statements found to draw
+    for s in statements:
+        named, direct, methods = callees(s.node)
+        todo += [s] if named else []
+        for key in [(name, False) for name in direct] + [(name, True) for name in methods]:
+            calling.setdefault(key, []).append(s)
+    todo += [s for name in helpers for key in ((name, False), (name, True)) for s in calling.pop(key, [])]
+    while todo:
+        for name in todo.pop().binds - found.calls:
+            found.calls.add(name)
+            todo += calling.pop((name, False), [])
+            if name not in objects:
+                found.methods.add(name)
+                todo += calling.pop((name, True), [])
+    return found
 
 
-def calls_drawing(node: ast.AST, drawing: Drawing) -> bool:
-    """`node` makes a call named for drawing (`torch.randn`, `x.uniform_`, `nn.Linear`) or a
-    call that `drawing` says may draw (`model(x)`, `ELUFunction.apply(z)`)."""
+def callees(node: ast.AST) -> tuple[bool, set[str], set[str]]:
+    """The calls `node` makes: whether one is named for drawing (`torch.randn`, `x.uniform_`,
+    `nn.Linear`), the names it calls (`model` of `model(x)`), and those whose methods it calls
+    (`ELUFunction` of `ELUFunction.apply(z)`)."""
+    named, direct, methods = False, set[str](), set[str]()
     for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
         callee, last = call.func, None  # the callee's name, and the last attribute of it
         while isinstance(callee, ast.Attribute):
             last, callee = last or callee.attr, callee.value
         root = callee.id if isinstance(callee, ast.Name) else ""
-        if RANDOM.search(last or root) or root in (drawing.calls if last is None else drawing.methods):
-            return True
-    return False
+        named = named or bool(RANDOM.search(last or root))
+        (direct if last is None else methods).add(root)
+    return named, direct, methods
+
+
+def calls_drawing(node: ast.AST, drawing: Drawing) -> bool:
+    """`node` makes a call named for drawing or a call that `drawing` says may draw (`model(x)`,
+    `ELUFunction.apply(z)`)."""
+    named, direct, methods = callees(node)
+    return named or bool(direct & drawing.calls) or bool(methods & drawing.methods)
 
 
 def draws(statement: Statement, drawing: Drawing) -> bool:
@@ -106,67 +140,100 @@ def draws(statement: Statement, drawing: Drawing) -> bool:
     return False
 
 
-def origins(statements: list[Statement]) -> list[set[str]]:
-    """Per statement: every name its value was made from, through the statements before it."""
-    made_from: list[set[str]] = []
+def origins(statements: list[Statement], values: AbstractSet[str]) -> Callable[[int], set[str]]:
+    """`made_from(i)`: every name the value of statement i was made from, through the statements
+    before it; not through those that bind `values`, names of values made only from values.
+    Each statement's is made when asked (a file's effects are few beside its statements), from
+    those of the statements it reads from."""
+    sources: list[list[int]] = []  # per statement: the statements that bound the names it reads
     latest: dict[str, int] = {}
-    for s in statements:
-        found = set(s.loads)
-        for name in s.loads:
-            if name in latest:
-                found |= made_from[latest[name]]
-        made_from.append(found)
-        for name in s.binds:
-            latest[name] = len(made_from) - 1
+    for i, s in enumerate(statements):
+        sources.append([latest[name] for name in s.loads - values if name in latest])
+        latest.update(dict.fromkeys(s.binds, i))
+    made: dict[int, set[str]] = {}
+
+    def made_from(i: int) -> set[str]:
+        todo = [i]
+        while todo:
+            waiting = [k for k in sources[todo[-1]] if k not in made]
+            if waiting:
+                todo += waiting
+                continue
+            j = todo.pop()
+            made[j] = statements[j].loads.union(*(made[k] for k in sources[j]))
+        return made[i]
+
     return made_from
 
 
-def is_value(node: ast.AST, values: AbstractSet[str] = frozenset()) -> bool:
-    """An expression whose value no later statement can change in place: a number, a string, a
-    dtype, a device, a tuple of them, arithmetic on them (`values`: names known to hold one)."""
+def value_needs(node: ast.AST) -> set[str] | None:
+    """The names that must hold values for `node` to be an expression whose value no later
+    statement can change in place (a number, a string, a dtype, a device, a tuple of them,
+    arithmetic on them); None when it is none whatever they hold."""
+    parts: list[ast.AST]
     match node:
         case ast.Constant() | ast.JoinedStr():
-            return True
+            return set()
         case ast.Name(id=name):
-            return name in values
-        case ast.Tuple(elts=elements):
-            return all(is_value(e, values) for e in elements)
-        case ast.BinOp(left, _, right) | ast.Compare(left, _, [right]):
-            return is_value(left, values) and is_value(right, values)
-        case ast.UnaryOp(_, operand):
-            return is_value(operand, values)
-        case ast.IfExp(_, body, orelse):
-            return is_value(body, values) and is_value(orelse, values)
+            return {name}
         case ast.Attribute(ast.Name("torch"), attr) if attr.startswith(("float", "bfloat", "int", "bool", "complex")):
-            return True
+            return set()
         case ast.Call(ast.Attribute(ast.Name("torch"), "device")):
-            return True
-    return False
+            return set()
+        case ast.Tuple(elts=elements):
+            parts = list(elements)
+        case ast.BinOp(left, _, right) | ast.Compare(left, _, [right]):
+            parts = [left, right]
+        case ast.UnaryOp(_, operand):
+            parts = [operand]
+        case ast.IfExp(_, body, orelse):
+            parts = [body, orelse]
+        case _:
+            return None
+    found: set[str] = set()
+    for part in parts:
+        if (needs := value_needs(part)) is None:
+            return None
+        found |= needs
+    return found
 
 
 def value_names(statements: list[Statement]) -> set[str]:
-    """The names every binding of which is a value (is_value)."""
-    bound: dict[str, list[ast.stmt]] = {}
+    """The names every binding of which is a value (`value_needs`): each name is one once the
+    names its bindings read are."""
+    needs: dict[str, set[str] | None] = {}
     for s in statements:
         for name in s.binds:
-            bound.setdefault(name, []).append(s.node)
+            match s.node:
+                case ast.Assign(targets=[ast.Name()], value=value) if (found := value_needs(value)) is not None:
+                    if (before := needs.get(name, set())) is not None:
+                        needs[name] = before | found
+                case _:
+                    needs[name] = None
+    waiting = {name: found for name, found in needs.items() if found is not None}
+    readers: dict[str, list[str]] = {}  # name: the names whose bindings read it
+    for name, found in waiting.items():
+        for read in found:
+            readers.setdefault(read, []).append(name)
     values: set[str] = set()
-    while True:
-        more = {name for name, nodes in bound.items() if name not in values and all(
-            isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-            and is_value(n.value, values) for n in nodes)}
-        if not more:
-            return values
-        values |= more
+    todo = [name for name, found in waiting.items() if not found]
+    while todo:
+        values.add(name := todo.pop())
+        for reader in readers.get(name, []):
+            waiting[reader].discard(name)
+            if not waiting[reader] and reader not in values:
+                todo.append(reader)
+    return values
 
 
-def liveness(statements: list[Statement], wanted: AbstractSet[str], made_from: list[set[str]],
+def liveness(statements: list[Statement], wanted: AbstractSet[str], made_from: Callable[[int], set[str]],
              unchangeable: AbstractSet[str], forced: AbstractSet[Statement]) -> tuple[list[Statement], set[str]]:
     live, chosen = set(wanted), list[Statement]()
     for i in reversed(range(len(statements))):
         s = statements[i]
         uses = s.binds & live
-        changes = s.is_effect and ((made_from[i] | s.loads) & live - unchangeable or (s.is_seed and s.loads & live))
+        changes = s.is_effect and (any(n in live and n not in unchangeable for n in made_from(i))
+                                   or s.is_seed and bool(s.loads & live))
         if uses or changes or s in forced:
             chosen.append(s)
             if isinstance(s.node, (ast.Assign, ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)):

@@ -8,7 +8,6 @@ import pprint
 import re
 import sys
 import textwrap
-from collections.abc import Collection
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from importlib.machinery import PathFinder
@@ -192,7 +191,7 @@ class Source:
         own_imports = [self.text(s) for s in lead if s.is_import]
         fold = join(["\n".join(t for t in imports if t not in own_imports), *setup])
         all_imports = own_imports + [t for t in imports if t not in own_imports]
-        code = self.block_text(first, last, [s for s in block if s not in kept or s in lead])
+        code = self.block_text(first, last, set(block) - set(kept) | set(lead))
         if "__file__" in wanted | used and not as_file:  # it finds a data file that is not there from where it lives
             where = self.path.relative_to(self.project).as_posix()
             setup.insert(0, f"__file__ = {where!r}  # where this code lives in the repository")
@@ -209,13 +208,13 @@ class Source:
         for s in block:
             if self.helper(s):
                 self.inline_helper(s, used, helpers, (self.path,))
-        code = self.block_text(first, last, [s for s in block if s not in kept], after or {})
+        code = self.block_text(first, last, set(block) - set(kept), after or {})
         if "__file__" in free_names(kept):  # a notebook has no __file__: the data is found from here
             where = self.path.relative_to(self.project).as_posix()
             code = f"__file__ = {where!r}  # where this code lives in the repository\n" + code
         return code
 
-    def block_text(self, first: int, last: int, dropped: Collection[Statement],
+    def block_text(self, first: int, last: int, dropped: AbstractSet[Statement],
                    after: dict[Statement, str] | None = None) -> str:
         """Lines first..last as they are, but for the statements `dropped` and the edits of text(),
         with the line `after[statement]` after a statement."""

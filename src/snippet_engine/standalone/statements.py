@@ -181,7 +181,7 @@ class Statement:
     def is_seed(self) -> bool:
         return bool(self.seeds)
 
-    @property
+    @functools.cached_property
     def seeds(self) -> str:
         """The generator a seed sets (`torch` for `torch.manual_seed(0)`), or "" for another statement."""
         match self.node:

@@ -49,17 +49,17 @@ def import_text(node: ast.stmt, used: AbstractSet[str]) -> str | None:
 def join(parts: Iterable[str]) -> str:
     """Top-level code as a reader writes it: two blank lines around a definition, one after
     the imports and around a statement of several lines."""
-    text, previous = "", None
+    text, previous = [], None
     for part in (p.strip("\n") for p in parts):
         if not part:
             continue
         if previous is not None:
             blank = 1 if is_definition_text(part) or is_definition_text(previous) else \
                 1 if "\n" in part or "\n" in previous or previous.startswith(("import ", "from ")) else 0
-            text += "\n" * (blank + 1)
-        text += part
+            text.append("\n" * (blank + 1))
+        text.append(part)
         previous = part
-    return text
+    return "".join(text)
 
 
 def is_definition_text(text: str) -> bool:
