@@ -17,7 +17,7 @@ from typing import Any
 from snippet_engine.chapter import MARKER
 from snippet_engine.standalone.data import used_data
 from snippet_engine.standalone.needs import Drawing, calls_drawing, drawing, draws, needed
-from snippet_engine.standalone.statements import Statement, free_names, is_docstring, statements_of
+from snippet_engine.standalone.statements import Statement, code_text, free_names, is_docstring, statements_of
 from snippet_engine.standalone.text import import_text, join, plain
 
 
@@ -59,7 +59,7 @@ class Source:
         self.path, self.project = Path(path), Path(project)
         found = statements_of(self.path)
         # Python cannot parse it: the run says why, and a copy is the lines as they are
-        self.statements, self.lines = found if found else ([], self.path.read_text(errors="replace").splitlines())
+        self.statements, self.lines = found if found else ([], code_text(self.path, "replace").splitlines())
         self.data = data  # the values of the one data file the snippet reads, if any
         self.helpers = {n for s in self.statements if self.helper(s) for n in s.binds}
 
