@@ -486,3 +486,34 @@ def test_a_long_snippets_copies_take_work_in_proportion_to_its_length(project, m
     monkeypatch.setattr(Statement, "__eq__", lambda self, other: self is other)  # each comparison a call
     small, large = work(project, 40), work(project, 160)
     assert large < 5 * small, (small, large)
+
+
+def test_a_name_the_block_deletes_is_bound_first(project):
+    path = write(project, "deletes.py", """\
+        scratch = [1, 2]
+        kept = 3
+        # the block
+        del scratch
+        print(kept)
+        """)
+    check(path, project, kept=["scratch = [1, 2]"])
+
+
+def test_a_data_read_that_stays_code_keeps_what_it_needs(project):
+    """No data file to hold as values (it is missing: the snippet falls back on its own): the
+    read stays, with its import and the lines that find the file."""
+    path = write(project, "missing_data.py", """\
+        import json
+        from pathlib import Path
+
+        HERE = Path(__file__).parent
+        # the block
+        try:
+            data = json.loads((HERE / "missing.json").read_text())
+        except FileNotFoundError:
+            data = {"rows": [1]}
+        print(data)
+        """)
+    copy = copy_of(path, project)
+    assert "import json" in copy and "HERE = Path(__file__).parent" in copy, copy
+    assert printed(copy) == "{'rows': [1]}\n"

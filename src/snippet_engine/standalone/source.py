@@ -9,7 +9,7 @@ import re
 import sys
 import textwrap
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import Any
@@ -61,6 +61,8 @@ class Source:
         # Python cannot parse it: the run says why, and a copy is the lines as they are
         self.statements, self.lines = found if found else ([], code_text(self.path, "replace").splitlines())
         self.data = data  # the values of the one data file the snippet reads, if any
+        if data is None:  # its reads stay code (a file that is missing, or one of several): they need their names
+            self.statements = [replace(s, loads=s.loads | s.read_loads) if s.reads else s for s in self.statements]
         self.helpers = {n for s in self.statements if self.helper(s) for n in s.binds}
 
     def helper(self, statement: Statement) -> tuple[dict[str, str | None], Path] | None:

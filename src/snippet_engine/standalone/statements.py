@@ -30,6 +30,10 @@ def names(node: ast.AST) -> tuple[set[str], set[str]]:
             case ast.Name(id=name, ctx=ast.Load()):
                 if name not in stores:  # read before this statement binds it
                     loads.add(name)
+            case ast.Name(id=name, ctx=ast.Del()):
+                if name not in stores:  # `del x` needs x bound
+                    loads.add(name)
+                stores.add(name)
             case ast.Name(id=name):
                 stores.add(name)
             case ast.Assign() | ast.AnnAssign() | ast.AugAssign() | ast.NamedExpr():
@@ -147,8 +151,8 @@ def is_effect(node: ast.AST) -> bool:
         return True
     if is_output(node) or isinstance(node, (ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)):
         return False
-    if isinstance(node, (ast.Assign, ast.AnnAssign)):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Delete)):  # binding or unbinding a name changes no object
+        targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
         return not all(isinstance(n, ast.Name) for t in targets for n in leaves(t))
     if isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.If, ast.Try)):
         return any(is_effect(s) for s in body_statements(node))
@@ -169,6 +173,7 @@ class Statement:
     loads: set[str]
     binds: set[str]
     reads: list[ast.Call]  # the data-read calls in it (is_data_read)
+    read_loads: set[str]  # the names its data reads take: left out of `loads`, as a copy holds the data
 
     @property
     def is_import(self) -> bool:
@@ -246,13 +251,13 @@ def parsed(path: Path, mtime_ns: int) -> tuple[list[Statement], list[str]] | Non
         reads = [n for n in ast.walk(node) if is_data_read(n)]
         loads, binds = names(node)
         assert node.end_lineno is not None  # ast.parse gives every statement its end
-        for read in reads:  # a read becomes a literal: what it loaded is not needed
-            loads -= names(read)[0] - (names(node.value)[0] - names(read)[0] if hasattr(node, "value") else set())
-        statements.append(Statement(node, first, node.end_lineno, loads, binds, reads))
+        read_loads = set().union(*(names(read)[0] for read in reads))
+        statements.append(Statement(node, first, node.end_lineno, loads - read_loads, binds, reads, read_loads))
         previous_end = node.end_lineno
     builtin = BUILTINS - set().union(*(s.binds for s in statements))  # tiny_autograd's sum is its own
     for s in statements:
         s.loads -= builtin
+        s.read_loads -= builtin
     return statements, lines
 
 
