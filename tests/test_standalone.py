@@ -517,3 +517,27 @@ def test_a_data_read_that_stays_code_keeps_what_it_needs(project):
     copy = copy_of(path, project)
     assert "import json" in copy and "HERE = Path(__file__).parent" in copy, copy
     assert printed(copy) == "{'rows': [1]}\n"
+
+
+def test_an_effect_on_what_an_alias_holds_is_kept(project):
+    """`loss.backward(create_graph=True)` fills the gradients that a name bound earlier to the
+    same tensors holds: the block that reads them through that name needs it."""
+    path = write(project, "aliases.py", """\
+        class Tensor:
+            def __init__(self, value):
+                self.value, self.grad = value, None
+
+        w, b = Tensor(2.0), Tensor(1.0)
+        params = [w, b]
+        unrelated = [Tensor(0.0)]
+        loss = [w.value * 3, b.value]
+
+        def backward(outputs, create_graph=False):
+            for t, g in zip([w, b], outputs):
+                t.grad = g
+
+        backward(loss, create_graph=True)
+        # the block
+        print([p.grad for p in params])
+        """)
+    check(path, project, kept=["backward(loss, create_graph=True)"], dropped=["unrelated"])

@@ -4,7 +4,6 @@ statements, with the effects on what the block uses, and the seeds and random dr
 import ast
 import itertools
 import re
-from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -23,11 +22,11 @@ def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: Abstrac
     nothing needed draws after it. A backward pass of liveness, again while a chosen function
     uses a name defined below it (its body runs later, when it is called)."""
     values = value_names(statements)
-    made_from = origins(statements, values)
+    found = Origins(statements, values)
     unchangeable = {n for s in statements if s.is_import for n in s.binds} | values
     forced: set[Statement] = set()  # draws that bind no name (`print(random.random())`)
     while True:
-        chosen, live = liveness(statements, wanted, made_from, unchangeable, forced)
+        chosen, live = liveness(statements, wanted, found, unchangeable, forced)
         later = {n for s in chosen if isinstance(s.node, SCOPES) for n in s.loads}
         picked = set(chosen)
         seeds = [i for i, s in enumerate(statements) if s in picked and s.is_seed]
@@ -140,30 +139,59 @@ def draws(statement: Statement, drawing: Drawing) -> bool:
     return False
 
 
-def origins(statements: list[Statement], values: AbstractSet[str]) -> Callable[[int], set[str]]:
-    """`made_from(i)`: every name the value of statement i was made from, through the statements
-    before it; not through those that bind `values`, names of values made only from values.
-    Each statement's is made when asked (a file's effects are few beside its statements), from
-    those of the statements it reads from."""
-    sources: list[list[int]] = []  # per statement: the statements that bound the names it reads
-    latest: dict[str, int] = {}
-    for i, s in enumerate(statements):
-        sources.append([latest[name] for name in s.loads - values if name in latest])
-        latest.update(dict.fromkeys(s.binds, i))
-    made: dict[int, set[str]] = {}
+class Origins:
+    """Where the values of a file's statements come from, through the statements before them;
+    not through those that bind `values`, names of values made only from values."""
 
-    def made_from(i: int) -> set[str]:
+    def __init__(self, statements: list[Statement], values: AbstractSet[str]) -> None:
+        self.statements = statements
+        self.sources: list[list[int]] = []  # per statement: the statements that bound the names it reads
+        self.latest: dict[str, int] = {}  # name: the statement that bound it last
+        for i, s in enumerate(statements):
+            self.sources.append([self.latest[name] for name in s.loads - values if name in self.latest])
+            self.latest.update(dict.fromkeys(s.binds, i))
+        self.aliases = {i for i, s in enumerate(statements) if is_alias(s.node)}
+        self.made: dict[int, set[str]] = {}
+
+    def made_from(self, i: int) -> set[str]:
+        """Every name the value of statement i was made from (made when first asked, from those
+        of the statements it reads from: a file's effects are few beside its statements)."""
         todo = [i]
         while todo:
-            waiting = [k for k in sources[todo[-1]] if k not in made]
+            waiting = [k for k in self.sources[todo[-1]] if k not in self.made]
             if waiting:
                 todo += waiting
                 continue
             j = todo.pop()
-            made[j] = statements[j].loads.union(*(made[k] for k in sources[j]))
-        return made[i]
+            self.made[j] = self.statements[j].loads.union(*(self.made[k] for k in self.sources[j]))
+        return self.made[i]
 
-    return made_from
+    def reads(self, i: int) -> set[str]:
+        """The names statement i reads, and those the aliases among them stand for (`params`
+        bound to `[w, b]`: w and b, and what they were made from)."""
+        return self.statements[i].loads.union(*(self.made_from(j) for j in self.sources[i] if j in self.aliases))
+
+    def used(self, names: AbstractSet[str]) -> set[str]:
+        """The names `names`, used after the statements, and those the aliases among them stand for."""
+        bound = [self.latest[name] for name in names if name in self.latest]
+        return set(names).union(*(self.made_from(j) for j in bound if j in self.aliases))
+
+
+def is_alias(node: ast.stmt) -> bool:
+    """A name bound to objects that other names hold (`leaf = x`, `weight = model.weight`,
+    `params = [w, b]`): a change to them is a change to what it holds."""
+    def holds(value: ast.expr) -> bool:
+        match value:
+            case ast.Name() | ast.Attribute() | ast.Subscript():
+                return True
+            case ast.List(elts=elements) | ast.Tuple(elts=elements):
+                return all(holds(e) for e in elements)
+        return False
+
+    match node:
+        case ast.Assign(targets=[ast.Name()], value=value):
+            return holds(value)
+    return False
 
 
 def value_needs(node: ast.AST) -> set[str] | None:
@@ -226,17 +254,21 @@ def value_names(statements: list[Statement]) -> set[str]:
     return values
 
 
-def liveness(statements: list[Statement], wanted: AbstractSet[str], made_from: Callable[[int], set[str]],
+def liveness(statements: list[Statement], wanted: AbstractSet[str], origins: Origins,
              unchangeable: AbstractSet[str], forced: AbstractSet[Statement]) -> tuple[list[Statement], set[str]]:
-    live, chosen = set(wanted), list[Statement]()
+    """The statements that the names `wanted` need, going back from the last (see `needed`); an
+    effect counts when it may change an object that a live name, or an alias among them, holds."""
+    live, held, chosen = set(wanted), origins.used(wanted), list[Statement]()
     for i in reversed(range(len(statements))):
         s = statements[i]
         uses = s.binds & live
-        changes = s.is_effect and (any(n in live and n not in unchangeable for n in made_from(i))
+        changes = s.is_effect and (any(n in held and n not in unchangeable for n in origins.made_from(i))
                                    or s.is_seed and bool(s.loads & live))
         if uses or changes or s in forced:
             chosen.append(s)
             if isinstance(s.node, (ast.Assign, ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)):
                 live -= s.binds  # bound here for certain: earlier bindings are not needed
+                held -= s.binds
             live |= s.loads
+            held |= origins.reads(i)
     return chosen[::-1], live
