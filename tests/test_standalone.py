@@ -541,3 +541,23 @@ def test_an_effect_on_what_an_alias_holds_is_kept(project):
         print([p.grad for p in params])
         """)
     check(path, project, kept=["backward(loss, create_graph=True)"], dropped=["unrelated"])
+
+
+def test_a_setup_that_holds_the_data_as_values_has_no_fallback_for_a_missing_file(project):
+    (project / "runs.json").write_text(json.dumps({"rows": [1, 2, 3], "unused": [4]}))
+    path = write(project, "fallback.py", """\
+        import json
+        from pathlib import Path
+
+        HERE = Path(__file__).parent
+        try:
+            data = json.loads((HERE / "runs.json").read_text())
+        except FileNotFoundError:
+            data = None
+            print("nothing measured")
+        # the block
+        print(sum(data["rows"]))
+        """)
+    copy = copy_of(path, project, data_values([str(project / "runs.json")]))
+    assert "try" not in copy and "FileNotFoundError" not in copy and "data = {'rows': [1, 2, 3]}" in copy, copy
+    assert printed(copy) == "6\n"

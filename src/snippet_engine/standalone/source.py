@@ -186,7 +186,7 @@ class Source:
         imports = [t for s in chosen if s.is_import and not self.helper(s) and (t := import_text(s.node, used))]
         imports += [t for t in inlined.imports if t not in imports]
         values = used_data(self.data, [s.node for s in chosen + kept])  # a read in the setup: what the copy takes
-        own = [plain(self.text(s, values=values)) for s in chosen if not s.is_import]
+        own = [textwrap.dedent(plain(self.text(self.settled(s), values=values))) for s in chosen if not s.is_import]
         setup = inlined.definitions + own
         lead = list(itertools.takewhile(lambda s: s.is_import or is_docstring(s), kept)) if imports or setup else []
         head = [self.text(s) for s in lead if is_docstring(s)]
@@ -236,6 +236,16 @@ class Source:
             n = min(s.last, last) + 1
         text = "\n".join(lines)
         return re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+
+    def settled(self, statement: Statement) -> Statement:
+        """A statement of a copy's setup, without the fallback of a data read that the copy holds
+        as values (`try: data = json.loads(...)` `except FileNotFoundError: ...`): its read alone."""
+        match statement.node:
+            case ast.Try(body=[ast.Assign() as read], handlers=[ast.ExceptHandler(type=ast.Name("FileNotFoundError"))],
+                         orelse=[], finalbody=[]) if self.data is not None and statement.reads:
+                assert read.end_lineno is not None  # ast.parse gives every statement its end
+                return replace(statement, node=read, first=read.lineno, last=read.end_lineno)
+        return statement
 
     def kept(self, block: list[Statement]) -> list[Statement]:
         """The block's statements a copy keeps: not a helper import (its code is inlined), not a
