@@ -3,12 +3,15 @@ the page (`data-copy`, what the copy button copies: test_browser.py presses the 
 alone in an empty folder, prints what the block shows, writes no file the snippet itself does
 not write, and holds the block plus what it uses, not the site's machinery."""
 
+import json
 import re
 import statistics
+import subprocess
+import sys
 from collections import defaultdict
 
 import pytest
-from conftest import CHAPTERS, SNIPPETS, normalised, pages, printed, soup
+from conftest import CHAPTERS, SNIPPETS, mkdocs, normalised, pages, printed, soup
 
 from snippet_engine.runner import SnippetError
 
@@ -109,3 +112,31 @@ def test_copies_are_the_block_plus_what_it_uses(chapter_copies):
               f"block {statistics.median(blocks)}: {ratio:.2f}x; {far} copies more than 80 lines longer than their block")
         assert ratio <= most
         assert far <= far_most
+
+
+def test_a_copy_is_utf8_text_whatever_the_encoding_of_its_snippet(project):
+    """A snippet that starts with a BOM, and one in Latin-1 with a coding cookie: each block's
+    copy and notebook cell is text without a BOM that runs as `python -c`; the download is
+    UTF-8 that runs as a file, without a cookie that says otherwise."""
+    (project.root / "snippets/bom.py").write_bytes("\ufeffword = 'café'\nprint(word)\n".encode())
+    (project.root / "snippets/latin.py").write_bytes("# -*- coding: latin-1 -*-\nword = 'café'\nprint(word)\n"
+                                                     .encode("latin-1"))
+    project.write("docs/index.md", '# Page\n\n```python\n--8<-- "bom.py"\n```\n\n```python\n--8<-- "latin.py"\n```\n')
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    site = project.root / "site"
+    copies = [block["data-copy"] for block in soup(site / "index.html").select("div.highlight[data-copy]")]
+    cells = [cell["source"] for cell in json.loads((site / "notebooks/index.ipynb").read_text())["cells"]
+             if cell["cell_type"] == "code" and "word" in cell["source"]]
+    assert len(copies) == len(cells) == 2
+    for code in copies + cells:
+        assert "\ufeff" not in code and "coding" not in code, code
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, encoding="utf-8",
+                             env={"PYTHONIOENCODING": "utf-8"})
+        assert run.stdout == "café\n", run.stderr
+    for name in ("bom.py", "latin.py"):
+        download = site / "snippets" / name
+        assert not download.read_bytes().startswith(b"\xef\xbb\xbf") and b"coding" not in download.read_bytes()
+        run = subprocess.run([sys.executable, download], capture_output=True, encoding="utf-8",
+                             env={"PYTHONIOENCODING": "utf-8"})
+        assert run.stdout == "café\n", run.stderr

@@ -1,5 +1,5 @@
-"""standalone.py in-process: what a block's copy keeps of the code before it, on small files of
-plain Python (no torch: `random` stands for the random draws). Every copy here is also run, and
+"""The standalone package in-process: what a block's copy keeps of the code before it, on small
+files of plain Python (no torch: `random` stands for the random draws). Every copy here is also run, and
 prints what the block prints when the whole file runs."""
 
 import contextlib
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from snippet_engine.standalone import Source, data_values
+from snippet_engine.standalone import Inlined, Source, Statement, data_values
 
 
 def write(folder, name, text):
@@ -441,3 +441,123 @@ def test_a_copy_holds_the_part_of_the_data_its_code_uses(project):
         """)
     copy = copy_of(path, project, data)  # not read into a name of its own: all of it
     assert "'unused'" in copy and printed(copy) == "2\n"
+
+
+LESSON = """\
+# lesson {i}
+random.seed({i})
+w{i} = [random.random() for _ in range(3)]
+def scaled{i}(values, factor=2.0):
+    return [v * factor for v in values]
+total = sum(scaled{i}(w{i}))
+rate{j} = rate{i} / 2
+history.append(total * rate{j})
+print(f"{i}: {{total:.3f}}", len(history))
+"""
+
+
+def work(project, lessons):
+    """The calls made (comparisons of statements included) to make a snippet's copies, whole and
+    of its last lesson, its notebook cell and its download, for a snippet of `lessons` lessons."""
+    path = write(project, f"long_{lessons}.py", "import random\n\nhistory = []\nrate0 = 1.0\n"
+                 + "".join(LESSON.format(i=i, j=i + 1) for i in range(lessons)))
+    calls = 0
+
+    def count(frame, event, arg):
+        nonlocal calls
+        calls += event in ("call", "c_call")
+
+    sys.setprofile(count)
+    try:
+        source = Source(path, project)
+        last = len(source.lines)
+        source.program()
+        source.program(last - LESSON.count("\n") + 1, last)
+        source.cell(1, last, Inlined())
+        source.whole()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_a_long_snippets_copies_take_work_in_proportion_to_its_length(project, monkeypatch):
+    """Four times the lines, about four times the work: a statement looked up in a list of the
+    others (compared with each) would make it sixteen."""
+    monkeypatch.setattr(Statement, "__eq__", lambda self, other: self is other)  # each comparison a call
+    small, large = work(project, 40), work(project, 160)
+    assert large < 5 * small, (small, large)
+
+
+def test_a_name_the_block_deletes_is_bound_first(project):
+    path = write(project, "deletes.py", """\
+        scratch = [1, 2]
+        kept = 3
+        # the block
+        del scratch
+        print(kept)
+        """)
+    check(path, project, kept=["scratch = [1, 2]"])
+
+
+def test_a_data_read_that_stays_code_keeps_what_it_needs(project):
+    """No data file to hold as values (it is missing: the snippet falls back on its own): the
+    read stays, with its import and the lines that find the file."""
+    path = write(project, "missing_data.py", """\
+        import json
+        from pathlib import Path
+
+        HERE = Path(__file__).parent
+        # the block
+        try:
+            data = json.loads((HERE / "missing.json").read_text())
+        except FileNotFoundError:
+            data = {"rows": [1]}
+        print(data)
+        """)
+    copy = copy_of(path, project)
+    assert "import json" in copy and "HERE = Path(__file__).parent" in copy, copy
+    assert printed(copy) == "{'rows': [1]}\n"
+
+
+def test_an_effect_on_what_an_alias_holds_is_kept(project):
+    """`loss.backward(create_graph=True)` fills the gradients that a name bound earlier to the
+    same tensors holds: the block that reads them through that name needs it."""
+    path = write(project, "aliases.py", """\
+        class Tensor:
+            def __init__(self, value):
+                self.value, self.grad = value, None
+
+        w, b = Tensor(2.0), Tensor(1.0)
+        params = [w, b]
+        unrelated = [Tensor(0.0)]
+        loss = [w.value * 3, b.value]
+
+        def backward(outputs, create_graph=False):
+            for t, g in zip([w, b], outputs):
+                t.grad = g
+
+        backward(loss, create_graph=True)
+        # the block
+        print([p.grad for p in params])
+        """)
+    check(path, project, kept=["backward(loss, create_graph=True)"], dropped=["unrelated"])
+
+
+def test_a_setup_that_holds_the_data_as_values_has_no_fallback_for_a_missing_file(project):
+    (project / "runs.json").write_text(json.dumps({"rows": [1, 2, 3], "unused": [4]}))
+    path = write(project, "fallback.py", """\
+        import json
+        from pathlib import Path
+
+        HERE = Path(__file__).parent
+        try:
+            data = json.loads((HERE / "runs.json").read_text())
+        except FileNotFoundError:
+            data = None
+            print("nothing measured")
+        # the block
+        print(sum(data["rows"]))
+        """)
+    copy = copy_of(path, project, data_values([str(project / "runs.json")]))
+    assert "try" not in copy and "FileNotFoundError" not in copy and "data = {'rows': [1, 2, 3]}" in copy, copy
+    assert printed(copy) == "6\n"

@@ -12,7 +12,7 @@ Modules, one concern each:
 - capture.py     what a running snippet prints and displays, as nbformat outputs
 - kinds/         the kinds of output, one module each: how it is captured and shown
 - render.py      what the kinds' HTML is made with, and the failure's block
-- standalone.py  a snippet (or the part of it a block shows) as code that runs on its own
+- standalone/    a snippet (or the part of it a block shows) as code that runs on its own
 - notebooks.py   a chapter as a Jupyter notebook
 - cache_file.py  the one kind of cache; page_cache.py, rendered HTML kept by content
 - api_links.py   links from torch names in prose to the PyTorch reference

@@ -118,7 +118,7 @@ class Build:
         return self.snippet(path).result
 
     def source(self, path: Path) -> standalone.Source:
-        """A snippet read as the program a reader takes away (standalone.py), once per build."""
+        """A snippet read as the program a reader takes away (standalone/), once per build."""
         return self.snippet(path).source
 
     def program(self, path: Path, first: int | None = None, last: int | None = None,

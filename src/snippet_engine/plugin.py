@@ -6,7 +6,7 @@ For each chapter (parsed once, chapter.py) the plugin:
   and puts under each block the output of the lines it shows;
 - folds the lines a block needs but does not show ("N lines of setup")
   above it, and makes its copy button copy the runnable whole
-  (standalone.py);
+  (standalone/);
 - makes the chapter a notebook and a page that shows it (notebooks.py),
   unless its front matter says `notebook: false`;
 - serves every snippet as a download that runs on its own.

@@ -1,0 +1,44 @@
+"""What a reader takes away: a block's copy, a snippet's download, a notebook's cells.
+
+Each is what the reader would have written: plain code that runs on its own in
+an empty folder, and writes no file the snippet itself does not write.
+
+- A block's copy is the block plus what it uses, directly or through what it
+  calls: the imports, the earlier definitions and statements it needs, and
+  the statements that change what it uses (`out.backward()` before a block
+  that prints `x.grad`, a seed before one that draws random numbers). What it
+  does not use (earlier prints, plots, unrelated definitions) is left out.
+  That setup is plain code: without the comment lines, docstrings and blank
+  lines inside definitions that the page shows where it teaches that code
+  (`plain`); the block's own lines are as shown.
+- A helper module of the project (`from elu import ELUCustom`) is inlined:
+  the definitions the code needs from it, as code, and the import dropped;
+  a module imported whole (`import tiny_autograd as tiny`) becomes a function
+  holding those definitions that returns them as a namespace.
+- A data file the snippet reads with `json.loads(path.read_text())` becomes
+  its values, as a literal in place of the call (in a copy's setup only the
+  part of them the copy's code takes: `used_data`); the lines that only found
+  its path from `__file__` go.
+
+The dependency analysis is a backward liveness pass over the top-level
+statements, a few dozen lines of `ast`: the tools that do this for whole
+programs (tree shakers, bundlers) do not keep the reader's own lines.
+
+Modules:
+
+- statements.py  a file's top-level statements: what each reads, binds and does
+- needs.py       which earlier statements a block needs (liveness, effects, seeds)
+- data.py        a data file's values, trimmed to the part a copy's code uses
+- text.py        code as a reader writes it: plain setup, imports, blank lines
+- source.py      a snippet file as its copies, notebook cells and download
+- bundle.py      the zip of every example's download
+"""
+
+from snippet_engine.standalone.bundle import bundle, requirements
+from snippet_engine.standalone.data import data_values
+from snippet_engine.standalone.source import Inlined, Program, Source, project_module
+from snippet_engine.standalone.statements import Statement
+from snippet_engine.standalone.text import join
+
+__all__ = ["Inlined", "Program", "Source", "Statement", "bundle", "data_values", "join", "project_module",
+           "requirements"]

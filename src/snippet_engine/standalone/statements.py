@@ -1,0 +1,294 @@
+"""A snippet file's top-level statements: what each reads and binds, and what kind of
+statement it is (an import, an output, an effect on an object, a seed)."""
+
+import ast
+import builtins
+import functools
+import io
+import re
+import tokenize
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeGuard
+
+from snippet_engine.chapter import MARKER
+
+OUTPUT_CALLS = {"print", "display", "pprint"}  # calls that only show something
+OUTPUT_METHODS = {"show", "render", "savefig"}  # plt.show(), graph.render(...)
+BUILTINS = set(dir(builtins))
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def names(node: ast.AST) -> tuple[set[str], set[str]]:
+    """(loaded, stored): the free names `node` reads and the names it binds, in its own scope."""
+    loads: set[str] = set()
+    stores: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        match node:
+            case ast.Name(id=name, ctx=ast.Load()):
+                if name not in stores:  # read before this statement binds it
+                    loads.add(name)
+            case ast.Name(id=name, ctx=ast.Del()):
+                if name not in stores:  # `del x` needs x bound
+                    loads.add(name)
+                stores.add(name)
+            case ast.Name(id=name):
+                stores.add(name)
+            case ast.Assign() | ast.AnnAssign() | ast.AugAssign() | ast.NamedExpr():
+                if node.value:
+                    visit(node.value)  # the value is read before the target is bound
+                if isinstance(node, ast.AugAssign):
+                    loads.update(names(node.target)[1] - stores)  # `x += 1` reads x
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    visit(target)
+            case ast.For() | ast.AsyncFor():
+                for child in [node.iter, node.target, *node.body, *node.orelse]:
+                    visit(child)
+            case ast.ExceptHandler(name=str(name)):
+                bound = name in stores
+                stores.add(name)
+                for part in [node.type, *node.body]:
+                    if part:
+                        visit(part)
+                if not bound:
+                    stores.discard(name)  # Python deletes it after the handler
+            case ast.Import(names=aliases) | ast.ImportFrom(names=aliases):
+                stores.update((a.asname or a.name).split(".")[0] for a in aliases)
+            case ast.FunctionDef() | ast.AsyncFunctionDef() | ast.Lambda():
+                arguments = node.args
+                for default in arguments.defaults + [d for d in arguments.kw_defaults if d]:
+                    visit(default)
+                for decorator in getattr(node, "decorator_list", []):
+                    visit(decorator)
+                every = arguments.posonlyargs + arguments.args + arguments.kwonlyargs + [arguments.vararg,
+                                                                                          arguments.kwarg]
+                for annotation in [a.annotation for a in every if a] + [getattr(node, "returns", None)]:
+                    if annotation:
+                        visit(annotation)  # evaluated when the function is defined
+                params = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+                params |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a}
+                body = node.body if isinstance(node.body, list) else [node.body]
+                inner_loads: set[str] = set()
+                inner_stores: set[str] = set()
+                for statement in body:
+                    found = names(statement)
+                    inner_loads |= found[0]
+                    inner_stores |= found[1]
+                loads.update(inner_loads - inner_stores - params)
+                if not isinstance(node, ast.Lambda):
+                    stores.add(node.name)
+            case ast.ClassDef():
+                for child in node.bases + node.keywords + node.decorator_list:
+                    visit(child)
+                inner_loads, inner_stores = set(), set()
+                for statement in node.body:
+                    found = names(statement)
+                    inner_loads |= found[0]
+                    inner_stores |= found[1]
+                loads.update(inner_loads - inner_stores)
+                stores.add(node.name)
+            case ast.ListComp() | ast.SetComp() | ast.GeneratorExp() | ast.DictComp():
+                inner = Names()
+                for generator in node.generators:
+                    inner.add(names(generator.iter))
+                    targets = names(generator.target)[1]
+                    inner.add((set(), targets))
+                    for condition in generator.ifs:
+                        inner.add(names(condition))
+                for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
+                    inner.add(names(part))
+                loads.update(inner.loads - inner.stores)
+            case ast.Global() | ast.Nonlocal():
+                pass
+            case _:
+                for child in ast.iter_child_nodes(node):
+                    visit(child)
+
+    visit(node)
+    return loads, stores
+
+
+class Names:
+    def __init__(self) -> None:
+        self.loads: set[str] = set()
+        self.stores: set[str] = set()
+
+    def add(self, found: tuple[set[str], set[str]]) -> None:
+        self.loads |= found[0]
+        self.stores |= found[1]
+
+
+def is_data_read(node: ast.AST) -> TypeGuard[ast.Call]:
+    """`json.loads(<path>.read_text())`: a data file read whole, which a copy holds as a literal."""
+    match node:
+        case ast.Call(ast.Attribute(ast.Name("json"), "loads"), [ast.Call(ast.Attribute(_, "read_text"), [])]):
+            return True
+    return False
+
+
+def is_output(statement: ast.AST) -> bool:
+    """A statement that only shows something: a print, a plot, an assert; a loop of them."""
+    match statement:
+        case ast.Expr(ast.Call(ast.Name(name))) if name in OUTPUT_CALLS:
+            return True
+        case ast.Expr(ast.Call(ast.Attribute(_, method))) if method in OUTPUT_METHODS:
+            return True
+        case ast.Assert() | ast.Pass():
+            return True
+        case ast.For() | ast.While() | ast.If() | ast.With():
+            return all(is_output(s) for s in statement.body + getattr(statement, "orelse", []))
+    return False
+
+
+def is_effect(node: ast.AST) -> bool:
+    """A statement that may change an object other code uses (see Statement.is_effect). A
+    compound statement (with, for, if, try) is one when a statement in it is, as a call in an
+    assignment is taken to change nothing but the name it binds: the context managers a lesson
+    uses (no_grad, autocast, saved_tensors_hooks) restore on exit what they changed on entry."""
+    if getattr(node, "decorator_list", None):
+        return True
+    if is_output(node) or isinstance(node, (ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)):
+        return False
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Delete)):  # binding or unbinding a name changes no object
+        targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
+        return not all(isinstance(n, ast.Name) for t in targets for n in leaves(t))
+    if isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.If, ast.Try)):
+        return any(is_effect(s) for s in body_statements(node))
+    return True
+
+
+def body_statements(node: ast.With | ast.AsyncWith | ast.For | ast.AsyncFor | ast.If | ast.Try) -> list[ast.stmt]:
+    """The statements a compound statement holds directly (an except clause's included)."""
+    found = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])]
+    return found + [s for handler in getattr(node, "handlers", []) for s in handler.body]
+
+
+@dataclass(eq=False)
+class Statement:
+    node: ast.stmt
+    first: int  # its lines in the file, the comment lines right above it included
+    last: int
+    loads: set[str]
+    binds: set[str]
+    reads: list[ast.Call]  # the data-read calls in it (is_data_read)
+    read_loads: set[str]  # the names its data reads take: left out of `loads`, as a copy holds the data
+
+    @property
+    def is_import(self) -> bool:
+        return isinstance(self.node, (ast.Import, ast.ImportFrom))
+
+    @property
+    def is_effect(self) -> bool:
+        """It may change an object other code uses (`out.backward()`, `opt.step()`, a loop that
+        calls them, a decorator that registers the function it decorates)."""
+        return is_effect(self.node)
+
+    @property
+    def is_seed(self) -> bool:
+        return bool(self.seeds)
+
+    @functools.cached_property
+    def seeds(self) -> str:
+        """The generator a seed sets (`torch` for `torch.manual_seed(0)`), or "" for another statement."""
+        match self.node:
+            case ast.Expr(ast.Call(ast.Attribute(generator, method))) if method.endswith("seed"):
+                return ast.unparse(generator)
+        return ""
+
+    @property
+    def seeds_constant(self) -> bool:
+        """A seed given constants only (`torch.manual_seed(0)`, not `other.seed(random.random())`)."""
+        match self.node:
+            case ast.Expr(ast.Call(_, args, keywords)) if self.is_seed:
+                return all(isinstance(a, ast.Constant) for a in [*args, *(k.value for k in keywords)])
+        return False
+
+
+# A coding cookie (PEP 263), on one of a file's first two lines.
+COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.ASCII)
+
+
+def code_text(path: Path, errors: str = "strict") -> str:
+    """A file's code as Python reads it, as text: decoded as its BOM or coding cookie says
+    (UTF-8 by default), without the BOM, and without a cookie that names another encoding
+    (a blank line in its place, so that line numbers hold): a copy is UTF-8 text. `errors`:
+    what to do with bytes that do not decode, as bytes.decode takes it."""
+    data = path.read_bytes()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:  # a cookie naming no encoding Python knows: the run says so
+        if errors == "strict":
+            raise
+        encoding = "utf-8"
+    text = data.decode(encoding, errors)  # utf-8-sig: the BOM goes
+    if encoding in ("utf-8", "utf-8-sig"):
+        return text
+    lines = text.split("\n")
+    cookie = next(n for n in range(2) if COOKIE.match(lines[n]))
+    lines[cookie] = ""
+    return "\n".join(lines)
+
+
+@functools.cache
+def parsed(path: Path, mtime_ns: int) -> tuple[list[Statement], list[str]] | None:
+    """The top-level statements of a file (parsed once for each version of it); None when
+    Python cannot parse it (the run reports that)."""
+    try:
+        source = code_text(path)
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):  # ValueError: bytes that do not decode, or a NUL byte
+        return None
+    lines = source.splitlines()
+    statements: list[Statement] = []
+    previous_end = 0
+    for node in tree.body:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        while first - 1 > previous_end and lines[first - 2].strip().startswith("#") \
+                and not MARKER.search(lines[first - 2]):
+            first -= 1  # a comment right above a statement belongs to it
+        reads = [n for n in ast.walk(node) if is_data_read(n)]
+        loads, binds = names(node)
+        assert node.end_lineno is not None  # ast.parse gives every statement its end
+        read_loads = set().union(*(names(read)[0] for read in reads))
+        statements.append(Statement(node, first, node.end_lineno, loads - read_loads, binds, reads, read_loads))
+        previous_end = node.end_lineno
+    builtin = BUILTINS - set().union(*(s.binds for s in statements))  # tiny_autograd's sum is its own
+    for s in statements:
+        s.loads -= builtin
+        s.read_loads -= builtin
+    return statements, lines
+
+
+def statements_of(path: str | Path) -> tuple[list[Statement], list[str]] | None:
+    path = Path(path)
+    return parsed(path, path.stat().st_mtime_ns)
+
+
+def free_names(statements: Iterable[Statement]) -> set[str]:
+    """The names a run of statements reads before binding them itself."""
+    free: set[str] = set()
+    bound: set[str] = set()
+    for s in statements:
+        free |= s.loads - bound
+        bound |= s.binds
+    return free
+
+
+def leaves(target: ast.expr) -> list[ast.expr]:
+    """The targets an assignment target unpacks into (`a, (b, c)`: a, b, c)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [leaf for element in target.elts for leaf in leaves(element)]
+    return [target.value if isinstance(target, ast.Starred) else target]
+
+
+def is_docstring(statement: Statement) -> bool:
+    return is_docstring_node(statement.node)
+
+
+def is_docstring_node(node: ast.AST) -> bool:
+    match node:
+        case ast.Expr(ast.Constant(str())):
+            return True
+    return False
