@@ -20,6 +20,7 @@ NAME = re.compile(r"(torch(?:\.\w+)+)(?:\(.*\))?", re.S)
 # Names in prose that stay unlinked, and why.
 UNLINKED = {
     "torch._dynamo.explain",  # private: not in the reference
+    "torch._dynamo.compiled_autograd", "torch._dynamo.config.compiled_autograd",  # private too
     "torch.ops",  # a namespace of operators, with no page or anchor in the reference
     "torch.relu",  # no docstring, and no entry in the reference
     "torch.amp.GradScaler",  # amp.html documents it only as torch.cuda.amp.GradScaler and torch.cpu.amp.GradScaler

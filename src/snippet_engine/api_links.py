@@ -66,6 +66,9 @@ ON_PAGE = {
     "torch.cuda": "cuda.html",
     "torch.distributed": "distributed.html",
     "torch.backends": "backends.html",
+    "torch.backends.cudnn.benchmark": "backends.html",
+    **dict.fromkeys(["torch.profiler", "torch.profiler.profile"], "profiler.html"),
+    "torch.autograd.functional": "autograd.html",
 }
 # Names that the reference lists under the module that defines them (torch.md, autograd.md).
 DOCUMENTED_AS = {
