@@ -409,3 +409,14 @@ def test_an_invalid_setting_is_a_config_error_naming_it(project, setting, value)
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
     assert f"option '{setting}': must be at least 1, not {value}" in done.stderr
     assert "Aborted with a configuration error!" in done.stdout
+
+
+def test_a_page_with_front_matter_is_named_at_the_lines_of_its_file(project):
+    """Lines count from the top of the file, front matter included; the notebook holds none of it."""
+    project.write("snippets/fails.py", "print('ran')\nraise ValueError('bad')\n")
+    project.write("docs/index.md", '---\nterms: [bad]\n---\n\n# Page\n\n```python\n--8<-- "fails.py"\n```\n'
+                  '\n```python\n--8<-- "missing.py"\n')
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0, done.stderr
+    assert f"index.md:7: snippet {project.root}/snippets/fails.py:2: ValueError: bad" in done.stderr
+    assert 'index.md:12: the include "missing.py": the fence opened on line 11 is never closed' in done.stderr

@@ -14,6 +14,8 @@ import yaml
 from conftest import CHAPTERS, INDEX_PAGES, ROOT, nav_pages, soup
 from nbclient import NotebookClient
 
+from snippet_engine.plugin import list_notebooks
+
 FILE_NAME = re.compile(r"^'[\w.-]+\.\w+'$")  # what Jupyter shows of a returned file name
 
 
@@ -192,3 +194,18 @@ def test_a_step_through_is_the_sites_viewer_in_the_notebook_with_its_table_of_st
     assert table.count("<tr>") == 6  # header and 5 steps
     assert "MeanBackward0" in table and "[[4.5, 4.5], [4.5, 4.5]]" in table
 
+
+
+def test_the_nav_lists_each_notebook_in_the_order_of_its_chapter(built_site):
+    """The engine adds the notebooks' pages to the nav section of the notebooks' index, by file name;
+    mkdocs.yml names none of them, and listing them again adds nothing."""
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
+    assert not [page for page in nav_pages(nav) if page.startswith("notebooks/")]
+    chapters = [page.removesuffix(".md") for page in nav_pages(nav) if page.removesuffix(".md") in CHAPTERS]
+    sidebar = soup(built_site / "notebooks" / "index.html").select(".md-sidebar--primary .md-nav__link")
+    listed = [" ".join(link.get_text().split()) for link in sidebar if link.get_text().strip().endswith(".ipynb")]
+    assert listed == [f"{chapter}.ipynb" for chapter in chapters]
+    entries = [{"Notebooks": ["notebooks.md"]}]
+    for _ in range(2):
+        list_notebooks(entries, "notebooks.md", [("a.ipynb", "notebooks/a.md")])
+    assert entries == [{"Notebooks": ["notebooks.md", {"a.ipynb": "notebooks/a.md"}]}]

@@ -155,7 +155,9 @@ class Build:
         self.packages = found["packages"]
         documents = [f for f in files.documentation_pages() if f.src_uri.endswith(".md")]
         for file in documents:
-            self.chapters[file.src_uri] = parse(file.src_uri, file.content_string, self.snippets_dir)
+            markdown, _ = meta.get_data(file.content_string)  # as the page's events get it
+            self.chapters[file.src_uri] = parse(file.src_uri, markdown, self.snippets_dir,
+                                                file.content_string.count("\n") - markdown.count("\n") + 1)
         options: dict[Path, frozenset[str]] = {}
         for chapter in self.chapters.values():
             for path, words in chapter.options.items():
@@ -236,7 +238,7 @@ class Build:
         """Log each failure of the chapter's snippets once, naming page, file and line. An include
         whose file went since the page was read is one."""
         for block in chapter.blocks:
-            line = chapter.markdown.count("\n", 0, block.start) + 1
+            line = chapter.line(block.start)
             for include in block.includes:
                 result = self.result(include.path) if include.is_snippet and not include.problem else None
                 if not include.problem and not include.path.is_file():  # a snippet may delete a file

@@ -70,8 +70,13 @@ class Block:
 @dataclass
 class Chapter:
     src_uri: str
-    markdown: str
+    markdown: str  # the page's Markdown, below its front matter
     blocks: list[Block]
+    first_line: int = 1  # the line of the file where `markdown` begins
+
+    def line(self, offset: int) -> int:
+        """The line of the file at a character offset of `markdown`."""
+        return self.markdown.count("\n", 0, offset) + self.first_line
 
     @property
     def snippets(self) -> list[Include]:
@@ -89,9 +94,10 @@ class Chapter:
         return found
 
 
-def parse(src_uri: str, markdown: str, snippets_dir: str | os.PathLike[str]) -> Chapter:
+def parse(src_uri: str, markdown: str, snippets_dir: str | os.PathLike[str], first_line: int = 1) -> Chapter:
     """The chapter's blocks: each fence with includes, and each include outside a fence as a
-    block whose include has a problem (it would be pasted into the prose)."""
+    block whose include has a problem (it would be pasted into the prose). `markdown` is the page's
+    below its front matter, which takes the file's lines before `first_line`."""
     blocks, fences = [], list(FENCE.finditer(markdown))
     for m in fences:
         found = [include(i["file"], i["select"], Path(snippets_dir)) for i in INCLUDE.finditer(m["body"])]
@@ -103,16 +109,16 @@ def parse(src_uri: str, markdown: str, snippets_dir: str | os.PathLike[str]) -> 
     inside = [range(m.start(), m.end()) for m in fences]
     for i in INCLUDE.finditer(markdown):
         if not any(i.start() in fence for fence in inside):
-            stray = Include(i["file"], i["select"], Path(snippets_dir) / i["file"], problem=outside_fence(i, markdown, inside))
+            stray = Include(i["file"], i["select"], Path(snippets_dir) / i["file"], problem=outside_fence(i, markdown, inside, first_line))
             blocks.append(Block(i.start(), i.end(), "", "", "", [stray]))
-    return Chapter(src_uri, markdown, sorted(blocks, key=lambda b: b.start))
+    return Chapter(src_uri, markdown, sorted(blocks, key=lambda b: b.start), first_line)
 
 
-def outside_fence(found: re.Match[str], markdown: str, fences: list[range]) -> str:
+def outside_fence(found: re.Match[str], markdown: str, fences: list[range], first_line: int) -> str:
     """Why an include outside every fence is not shown: the fence before it was never closed, or it has none."""
     opened = [m for m in OPENER.finditer(markdown, 0, found.start()) if not any(m.start() in f for f in fences)]
     if opened:
-        line = markdown.count("\n", 0, opened[-1].start()) + 1
+        line = markdown.count("\n", 0, opened[-1].start()) + first_line
         return f"the fence opened on line {line} is never closed: close it with {opened[-1][1]}"
     return "an include outside a code block: put it in a fence of its own (```python, the include, ```)"
 

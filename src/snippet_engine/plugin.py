@@ -172,6 +172,11 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                            self.config.snippets_dir, self.config.notebooks_dir,
                            wait=self.config.serve_wait if self.serving else None)
         self.build.files(files, config)
+        order = pages_of(config.nav)
+        chapters = sorted(self.build.notebooks.values(),
+                          key=lambda n: order.index(n.chapter.src_uri) if n.chapter.src_uri in order else len(order))
+        list_notebooks(config.nav, f"{self.config.notebooks_dir}.md",
+                       [(Path(n.ipynb.src_uri).name, n.page.src_uri) for n in chapters])
         for future in self.build.running:
             future.add_done_callback(lambda _: self.ran.write_text(str(time.time())))
         recorder = Path(autograd_steps.__file__).parent / "recording.py"  # the recorder alone, for readers
@@ -206,7 +211,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         if chapter is None or not chapter.blocks:
             return markdown
         if chapter.markdown != markdown:  # another plugin changed the page first
-            chapter = parse(uri, markdown, self.snippets)
+            chapter = parse(uri, markdown, self.snippets, chapter.first_line)
         build.check(chapter)
         markdown = pages.chapter_markdown(chapter, markdown, build, build.page(uri, page.url))
         if notebook := build.notebook_of(uri):
@@ -310,3 +315,27 @@ def keep_serving_on_errors() -> None:
 
 def not_counted(record: logging.LogRecord) -> bool:
     return False
+
+
+def pages_of(nav: list[Any] | None) -> list[str]:
+    """The Markdown files of a nav, in reading order."""
+    found: list[str] = []
+    for entry in nav or []:
+        item = next(iter(entry.values())) if isinstance(entry, dict) else entry
+        found.extend(pages_of(item) if isinstance(item, list) else [item])
+    return found
+
+
+def list_notebooks(nav: list[Any] | None, index: str, notebooks: list[tuple[str, str]]) -> None:
+    """Each chapter's notebook page, `(title, src_uri)` in the order of its chapter, in the nav
+    section that holds the notebooks' index page (`index`), after what that section lists; a
+    nav without that page is left as it is."""
+    for entry in nav or []:
+        items = next(iter(entry.values())) if isinstance(entry, dict) else None
+        if not isinstance(items, list):
+            continue
+        if index in [next(iter(i.values())) if isinstance(i, dict) else i for i in items]:
+            listed = pages_of(items)
+            items.extend({title: uri} for title, uri in notebooks if uri not in listed)
+        else:
+            list_notebooks(items, index, notebooks)
