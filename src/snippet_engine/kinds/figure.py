@@ -1,23 +1,16 @@
 """A matplotlib figure (`plt.show()`) or an object's SVG or PNG (`display()`): a picture, as a file.
 
-The page shows it scaled to the column, as a link to the file itself ("Open full size", as a
-graph is), with the width at which its text is 9 px high, `--legible-width`: matplotlib's default
-text is 10 pt, and the SVG is `width` CSS px for `0.75 * width` pt. docs/assets/site.css lets a
-figure no narrower than that, scrolling sideways in its box on a narrow screen (on a 390 px screen
-a figure 755 px wide drew its 10 pt tick labels about 6 px high). tests/test_narrow_screens.py
-measures the text of every figure as displayed at 390 px.
+The page shows it scaled to the width of the column, on a phone too, as a link to the file
+itself ("Open full size", as a graph is), where the reader zooms into it.
 """
 
 import base64
 import io
-import math
 import struct
 from typing import Any
 
 from snippet_engine.kinds.kind import Kind
 from snippet_engine.render import asset, check_svg, escaped, safe_svg, size, svg_file
-
-TEXT_PT, LEGIBLE_PX = 10, 9
 
 
 def capture(capture: Any, plt: Any) -> None:
@@ -69,8 +62,7 @@ def render(out: dict[str, Any], site: Any, block: Any) -> str:
     else:
         png = base64.b64decode(data["image/png"])
         url, (width, height) = asset(site, png, ".png"), struct.unpack(">II", png[16:24])  # the header's size
-    legible = f' style="--legible-width: {math.ceil(width * 0.75 * LEGIBLE_PX / TEXT_PT)}px"' if width else ""
-    return (f'<figure class="snippet-figure"><a class="snippet-figure__open" href="{url}"{legible}>'
+    return (f'<figure class="snippet-figure"><a class="snippet-figure__open" href="{url}">'
             f'<img src="{url}" alt="{escaped(data.get("text/plain", "Figure"))}"{size(width, height)} loading="lazy">'
             "<span>Open full size</span></a></figure>")
 

@@ -1,5 +1,11 @@
-"""Printed text (a stream), and an object display() shows as text: an "Output" block."""
+"""Printed text (a stream), and an object display() shows as text: an "Output" block.
 
+Text wraps at the edge of its box (docs/assets/site.css), but the lines of a table keep their
+columns: where two or more lines have columns (two spaces or more between words), each such line
+is a `snippet-columns` span, which does not wrap, and the block scrolls sideways as code does.
+"""
+
+import re
 from typing import Any
 
 from snippet_engine.kinds.kind import Kind
@@ -17,12 +23,24 @@ def joined(last: dict[str, Any], out: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+COLUMNS = re.compile(r"\S {2,}\S")
+
+
+def lines_html(text: str) -> str:
+    """The text as HTML, the lines of a table in spans of their own."""
+    lines = text.split("\n")
+    if sum(bool(COLUMNS.search(line)) for line in lines) < 2:
+        return escaped(text)
+    return "\n".join(f'<span class="snippet-columns">{escaped(line)}</span>' if COLUMNS.search(line) else escaped(line)
+                     for line in lines)
+
+
 def render(out: dict[str, Any], site: Any, block: Any) -> str:
     name = out.get("name", "stdout")
     title = "Output" if name == "stdout" else "Printed to stderr"
     text = out["text"] if "text" in out else out["data"]["text/plain"]
     return (f'<div class="highlight snippet-output snippet-{name}"><span class="filename">{title}</span>'
-            f'<pre><code>{escaped(text.rstrip())}</code></pre></div>')
+            f'<pre><code>{lines_html(text.rstrip())}</code></pre></div>')
 
 
 KIND = Kind("text", matches, render, joined=joined)
