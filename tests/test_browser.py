@@ -158,7 +158,7 @@ def test_a_phone_renders_at_load_the_blocks_within_two_and_a_half_screens(browse
     ("autograd_basics", ".md-typeset > div.arithmatex", 5),
     ("autograd_basics", ".md-typeset > .admonition", 6),
     ("autograd_basics", ".md-typeset > figure", 30),
-    ("autograd_basics", ".md-typeset > p", 5),
+    ("autograd_basics", ".md-typeset > h2 ~ p:has(.katex)", 5),
     ("controlling_recording", ".md-typeset > div.prose-table", 20)])
 def test_a_box_not_rendered_yet_holds_the_height_given_for_its_kind(browser, urls, name, box, rem):
     """The last box of its kind on the page, far below the screen: until it is rendered, its

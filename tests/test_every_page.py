@@ -300,7 +300,8 @@ CHROME = """() => {
     const ratio = (a, b) => (Math.max(luminance(a), luminance(b)) + 0.05) / (Math.min(luminance(a), luminance(b)) + 0.05);
     const contrasts = [...document.querySelectorAll('.md-content .md-code__button')].slice(0, 20).map(b => {
         const back = backdrop(b);
-        return ratio(over(rgba(getComputedStyle(b).color), back), back);
+        return [ratio(over(rgba(getComputedStyle(b).color), back), back),
+                `${getComputedStyle(b).color} on ${back} in ${b.closest('.highlight').innerText.slice(0, 40)}`];
     });
     const h1 = document.querySelector('.md-content h1'), header = document.querySelector('.md-header');
     const next = h1 && h1.nextElementSibling;
@@ -311,11 +312,12 @@ CHROME = """() => {
 
 def title_close_and_copy_buttons_seen(page, name):
     """The title starts within 40 px of the header and its text within 24 px under it; every copy
-    button's icon has a contrast of at least 3 with its block."""
+    button's icon has a contrast of at least 3 with its block, the one pressed last (under the
+    pointer, focused) too."""
     found = page.evaluate(CHROME)
     if found["above"] is not None:
         assert found["above"] <= 40 and found["under"] <= 24, f"{name}: blank space by the title {found}"
-    faint = [round(c, 2) for c in found["contrasts"] if c < 3]
+    faint = [(round(c, 2), where) for c, where in found["contrasts"] if c < 3]
     assert faint == [], f"{name}: copy buttons at contrast {faint}"
 
 
