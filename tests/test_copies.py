@@ -125,7 +125,10 @@ def test_a_copy_is_utf8_text_whatever_the_encoding_of_its_snippet(project):
     done = mkdocs(project.root, "build", "--strict")
     assert done.returncode == 0, done.stderr
     site = project.root / "site"
-    copies = [block["data-copy"] for block in soup(site / "index.html").select("div.highlight[data-copy]")]
+    page = soup(site / "index.html")
+    copies = [block["data-copy"] for block in page.select("div.highlight[data-copy]")]
+    shown = [code.get_text() for code in page.select("div.highlight[data-copy] pre > code")]
+    assert all("word = 'café'" in code and "\ufffd" not in code for code in shown), shown
     cells = [cell["source"] for cell in json.loads((site / "notebooks/index.ipynb").read_text())["cells"]
              if cell["cell_type"] == "code" and "word" in cell["source"]]
     assert len(copies) == len(cells) == 2

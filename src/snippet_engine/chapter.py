@@ -15,8 +15,10 @@ backward pass its snippet runs (kinds/steps.py); the word is not left in the inf
 """
 
 import difflib
+import io
 import os
 import re
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,7 +49,7 @@ class Include:
 
     def numbered(self) -> list[tuple[int, str]]:
         """(line number in the file, text) of each line the block shows, without section markers."""
-        lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()  # a bad file fails its run
+        lines = code_text(self.path, "replace").splitlines()  # a bad file fails its run
         first, last = self.first or 1, self.last or len(lines)
         return [(n, line) for n, line in enumerate(lines[first - 1:last], first) if not MARKER.search(line)]
 
@@ -152,7 +154,7 @@ def missing_file(file: str, snippets_dir: Path) -> str:
 
 def line_range(path: Path, select: str) -> tuple[int, int]:
     """The (first, last) lines an include shows: a section's marker lines, or a line range."""
-    lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+    lines = code_text(Path(path), "replace").splitlines()
     if re.fullmatch(r"\d+(:\d+)?", select):
         start, _, end = select.partition(":")
         first, last = int(start), int(end or start)
@@ -175,3 +177,27 @@ def line_range(path: Path, select: str) -> tuple[int, int]:
         raise ValueError(f"{path.name}: section '{select}' is closed on line {marks['end', select]} "
                          f"without being opened before: add '# --8<-- [start:{select}]'")
     return marks["start", select], marks["end", select]
+
+
+COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.ASCII)
+
+
+def code_text(path: Path, errors: str = "strict") -> str:
+    """A file's code as Python reads it, as text: decoded as its BOM or coding cookie says
+    (UTF-8 by default), without the BOM, and without a cookie that names another encoding
+    (a blank line in its place, so that line numbers hold): a copy is UTF-8 text. `errors`:
+    what to do with bytes that do not decode, as bytes.decode takes it."""
+    data = path.read_bytes()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:  # a cookie naming no encoding Python knows: the run says so
+        if errors == "strict":
+            raise
+        encoding = "utf-8"
+    text = data.decode(encoding, errors)  # utf-8-sig: the BOM goes
+    if encoding in ("utf-8", "utf-8-sig"):
+        return text
+    lines = text.split("\n")
+    cookie = next(n for n in range(2) if COOKIE.match(lines[n]))
+    lines[cookie] = ""
+    return "\n".join(lines)

@@ -14,10 +14,10 @@ from importlib.machinery import PathFinder
 from pathlib import Path
 from typing import Any
 
-from snippet_engine.chapter import MARKER
+from snippet_engine.chapter import MARKER, code_text
 from snippet_engine.standalone.data import used_data
 from snippet_engine.standalone.needs import Drawing, calls_drawing, drawing, draws, needed
-from snippet_engine.standalone.statements import Statement, code_text, free_names, is_docstring, statements_of
+from snippet_engine.standalone.statements import Statement, free_names, is_docstring, statements_of
 from snippet_engine.standalone.text import import_text, join, plain
 
 

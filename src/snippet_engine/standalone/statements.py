@@ -4,15 +4,12 @@ statement it is (an import, an output, an effect on an object, a seed)."""
 import ast
 import builtins
 import functools
-import io
-import re
-import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
 
-from snippet_engine.chapter import MARKER
+from snippet_engine.chapter import MARKER, code_text
 
 OUTPUT_CALLS = {"print", "display", "pprint"}  # calls that only show something
 OUTPUT_METHODS = {"show", "render", "savefig"}  # plt.show(), graph.render(...)
@@ -207,30 +204,6 @@ class Statement:
 
 
 # A coding cookie (PEP 263), on one of a file's first two lines.
-COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", re.ASCII)
-
-
-def code_text(path: Path, errors: str = "strict") -> str:
-    """A file's code as Python reads it, as text: decoded as its BOM or coding cookie says
-    (UTF-8 by default), without the BOM, and without a cookie that names another encoding
-    (a blank line in its place, so that line numbers hold): a copy is UTF-8 text. `errors`:
-    what to do with bytes that do not decode, as bytes.decode takes it."""
-    data = path.read_bytes()
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError:  # a cookie naming no encoding Python knows: the run says so
-        if errors == "strict":
-            raise
-        encoding = "utf-8"
-    text = data.decode(encoding, errors)  # utf-8-sig: the BOM goes
-    if encoding in ("utf-8", "utf-8-sig"):
-        return text
-    lines = text.split("\n")
-    cookie = next(n for n in range(2) if COOKIE.match(lines[n]))
-    lines[cookie] = ""
-    return "\n".join(lines)
-
-
 @functools.cache
 def parsed(path: Path, mtime_ns: int) -> tuple[list[Statement], list[str]] | None:
     """The top-level statements of a file (parsed once for each version of it); None when
