@@ -311,7 +311,7 @@ class Runner:
         """start() each of [(path, options)]. With `once` (`mkdocs build`: the workers stop after
         these), they import `preload` ahead only when some will run more than one snippet: a
         worker that runs one would import torch and the rest for that snippet alone, which
-        imports what it uses itself (about 1.4 s saved for the one snippet an edit makes run).
+        imports what it uses itself (the one snippet an edit makes run starts sooner).
         Under `mkdocs serve` they stay up across rebuilds, and import it ahead. Outputs are the
         same either way."""
         found = [(item, self.cached(*item)) for item in items]
@@ -324,7 +324,7 @@ class Runner:
     def warm(self) -> None:
         """Start every worker with `preload` now (`mkdocs serve`, between rebuilds), so that the
         next edit's snippet does not wait for a worker to import torch: without this the first
-        edit that each worker runs waits for it (about 4 s here)."""
+        edit that each worker runs waits for it."""
         for worker in self.workers:
             worker.preload = self.settings.preload
             worker.warm()

@@ -485,7 +485,7 @@ def main() -> None:
     gc.freeze()
     # What the imports left to be finalized at exit (torch: one finalizer per operator library,
     # some 130, each undoing its registrations) is left to the process's end: a child would
-    # otherwise spend some 25 ms of each run on it after the snippet's own exit functions. It
+    # otherwise spend time on it in each run, after the snippet's own exit functions. It
     # prints nothing, and the snippet's own finalizers still run at its exit.
     for finalizer in list(weakref.finalize._registry):  # type: ignore[attr-defined]
         finalizer.atexit = False
