@@ -29,11 +29,11 @@ print(f"{i}: {{total:.3f}}", len(history))
 """
 
 
-def snippet(lines):
-    """A snippet of about `lines` lines: the imports, then the lesson repeated."""
+def snippet(lessons):
+    """A snippet of the imports, then the lesson repeated `lessons` times (tests/test_standalone.py
+    counts the work of its copies)."""
     head = "import random\n\nhistory = []\nrate0 = 1.0\n"
-    count = max(1, (lines - 4) // LESSON.count("\n"))
-    return head + "".join(LESSON.format(i=i, j=i + 1) for i in range(count))
+    return head + "".join(LESSON.format(i=i, j=i + 1) for i in range(lessons))
 
 
 def measure(path):
@@ -65,7 +65,7 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         for lines in args.lines:
             path = Path(folder) / f"long_{lines}.py"
-            path.write_text(snippet(lines))
+            path.write_text(snippet(max(1, (lines - 4) // LESSON.count("\n"))))
             done = subprocess.run([sys.executable, __file__, "--one", str(path)], capture_output=True, text=True,
                                   check=True)
             timings = json.loads(done.stdout)

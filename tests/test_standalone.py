@@ -3,6 +3,7 @@ files of plain Python (no torch: `random` stands for the random draws). Every co
 prints what the block prints when the whole file runs."""
 
 import contextlib
+import importlib.util
 import io
 import json
 import random
@@ -11,8 +12,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from snippet_engine.standalone import Inlined, Source, Statement, data_values
+
+spec = importlib.util.spec_from_file_location("copy_size", ROOT / "bench" / "copy_size.py")
+copy_size = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(copy_size)
 
 
 def write(folder, name, text):
@@ -329,6 +335,7 @@ def test_the_setup_is_the_code_without_its_explanations_and_the_block_is_as_show
 def test_a_compound_statement_that_only_binds_names_changes_nothing(project):
     path = write(project, "compound.py", """\
         import contextlib
+import importlib.util
         values = [3, 1, 2]
         with contextlib.suppress(ValueError):
             smallest = min(values)
@@ -443,24 +450,10 @@ def test_a_copy_holds_the_part_of_the_data_its_code_uses(project):
     assert "'unused'" in copy and printed(copy) == "2\n"
 
 
-LESSON = """\
-# lesson {i}
-random.seed({i})
-w{i} = [random.random() for _ in range(3)]
-def scaled{i}(values, factor=2.0):
-    return [v * factor for v in values]
-total = sum(scaled{i}(w{i}))
-rate{j} = rate{i} / 2
-history.append(total * rate{j})
-print(f"{i}: {{total:.3f}}", len(history))
-"""
-
-
 def work(project, lessons):
     """The calls made (comparisons of statements included) to make a snippet's copies, whole and
     of its last lesson, its notebook cell and its download, for a snippet of `lessons` lessons."""
-    path = write(project, f"long_{lessons}.py", "import random\n\nhistory = []\nrate0 = 1.0\n"
-                 + "".join(LESSON.format(i=i, j=i + 1) for i in range(lessons)))
+    path = write(project, f"long_{lessons}.py", copy_size.snippet(lessons))
     calls = 0
 
     def count(frame, event, arg):
@@ -472,7 +465,7 @@ def work(project, lessons):
         source = Source(path, project)
         last = len(source.lines)
         source.program()
-        source.program(last - LESSON.count("\n") + 1, last)
+        source.program(last - copy_size.LESSON.count("\n") + 1, last)
         source.cell(1, last, Inlined())
         source.whole()
     finally:
