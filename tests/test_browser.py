@@ -135,7 +135,11 @@ def test_blocks_render_when_scrolled_to_and_lay_out_as_if_always_rendered(browse
     page.evaluate(TWO_FRAMES)
     assert last.evaluate(RENDERED), f"{lazy} is rendered once scrolled to"
     page.add_style_tag(content=RENDER_EVERY_BLOCK)
-    assert page.evaluate(LAYOUT) == laid_out
+    rendered = page.evaluate(LAYOUT)
+    assert [part[0] for part in rendered] == [part[0] for part in laid_out]
+    # Each place rounded to a pixel: a box at a fractional place may round either way.
+    moved = [(was, now) for was, now in zip(laid_out, rendered) if any(abs(a - b) > 1 for a, b in zip(was[1:], now[1:]))]
+    assert moved == []
 
 
 def test_a_phone_renders_at_load_the_blocks_within_two_and_a_half_screens(browser, urls):

@@ -335,7 +335,6 @@ def test_the_setup_is_the_code_without_its_explanations_and_the_block_is_as_show
 def test_a_compound_statement_that_only_binds_names_changes_nothing(project):
     path = write(project, "compound.py", """\
         import contextlib
-import importlib.util
         values = [3, 1, 2]
         with contextlib.suppress(ValueError):
             smallest = min(values)
