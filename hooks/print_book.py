@@ -35,6 +35,7 @@ from urllib.parse import unquote
 from mkdocs.structure.files import File
 
 from snippet_engine import kinds
+from snippet_engine.plugin import pages_of
 
 ARTICLE = re.compile(r'(<article class="md-content__inner md-typeset">)(.*?)(</article>)', re.S)
 URL = re.compile(r'\b(href|src)="(?![a-z]+:|#|/)([^"]*)"')
@@ -86,12 +87,7 @@ def moved(fragment, source_url, book, site_url):
 def chapters(nav):
     """The chapters' Markdown files in the order of the nav, its sections' too: every page but the
     home page and the notebooks."""
-    for entry in nav:
-        page = next(iter(entry.values())) if isinstance(entry, dict) else entry
-        if isinstance(page, list):
-            yield from chapters(page)
-        elif page != "index.md" and not page.startswith("notebooks"):
-            yield page
+    return [page for page in pages_of(nav) if page != "index.md" and not page.startswith("notebooks")]
 
 
 def text(fragment):
