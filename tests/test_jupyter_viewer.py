@@ -98,7 +98,13 @@ def test_the_recording_is_the_engines_and_names_the_readers_cells(executed):
     assert made["MeanBackward0"] == made["CubeBackward"] == "loss = Cube.apply(h).mean()"
     assert made["TanhBackward0"] == made["AddmmBackward0"] == "h = model(x)"
     (cube,) = [n for n in steps["nodes"] if n["kind"] == "custom"]
-    assert cube["saved"] == [{"name": "0", "shape": [4, 2], "dtype": "float32", "bytes": 32}]
+    (saved,) = cube["saved"]
+    assert {k: saved[k] for k in ("name", "shape", "dtype", "bytes", "error")} == {
+        "name": "0", "shape": [4, 2], "dtype": "float32", "bytes": 32, "error": None}
+    assert saved["summary"]["shape"] == [4, 2] and -1 < saved["summary"]["min"] < saved["summary"]["max"] < 1  # tanh's
+    (addmm,) = [n for n in steps["nodes"] if n["name"] == "AddmmBackward0"]
+    mat1 = next(t for t in addmm["saved"] if t["name"] == "mat1")
+    assert mat1["summary"]["shape"] == [4, 3] and mat1["summary"]["text"].startswith("4×3, norm ")  # x
     for step in steps["steps"]:
         node = steps["nodes"][step["node"]]
         if node["kind"] == "leaf":
@@ -112,10 +118,9 @@ def test_outside_a_notebook_it_prints_the_table(monkeypatch, capsys):
     with torch.autograd.set_detect_anomaly(True, check_nan=False):
         loss = (x * x).sum()
     show_backward(loss)
-    lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[:2] for line in lines[1:]] == [["1", "SumBackward0"], ["2", "MulBackward0"],
-                                                        ["3", "AccumulateGrad"]]
-    assert lines[3].endswith("[2, 4]") and x.grad.tolist() == [2.0, 4.0]
+    rows = [line for line in capsys.readouterr().out.splitlines() if line[:1].isdigit()]  # a row's first line
+    assert [row.split()[:2] for row in rows] == [["1", "SumBackward0"], ["2", "MulBackward0"], ["3", "AccumulateGrad"]]
+    assert rows[2].endswith("[2, 4]") and x.grad.tolist() == [2.0, 4.0]
 
 
 @pytest.fixture
@@ -130,7 +135,7 @@ def test_a_graph_too_big_is_refused_before_backward_runs(shown):
     loss = x
     for _ in range(200):
         loss = loss * 1.01
-    with pytest.raises(ValueError, match=r"this graph has 202 nodes, more than the viewer shows \(max_nodes=100\)"):
+    with pytest.raises(ValueError, match=r"show_backward refuses this graph: it has more than 100 nodes \(max_nodes=100\)"):
         show_backward(loss.sum(), max_nodes=100)
     assert x.grad is None and not shown
 

@@ -17,7 +17,7 @@ Modules, one concern each:
 - layout.py     the recorded graph laid out by Graphviz's dot
 - view.py       the viewer's HTML (the site's and the notebook's), with assets/steps.js and
                 assets/steps.css
-- notebook.py   `show_backward`: the viewer as a notebook's output
+- notebook.py   `show_backward`: the viewer as a notebook's output; `save_html`: as a file
 
 The names below load their module when first used: the site's build imports the viewer in a
 process that has no use for torch (1.3 s to import).
@@ -25,7 +25,7 @@ process that has no use for torch (1.3 s to import).
 
 import importlib
 
-MODULES = {"show_backward": "notebook", "Viewer": "notebook",
+MODULES = {"show_backward": "notebook", "save_html": "notebook", "Viewer": "notebook",
            "step_through": "recording", "recorded": "recording", "Recording": "recording", "STEPS": "recording"}
 __all__ = list(MODULES)
 

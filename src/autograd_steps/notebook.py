@@ -10,28 +10,41 @@ from typing import Any
 import torch
 
 from autograd_steps import layout, view
-from autograd_steps.layout import MAX_NODES
-from autograd_steps.recording import FRAME, STEPS, LaidOut, Recording, names
+from autograd_steps.recording import FRAME, MAX_NODES, STEPS, Data, LaidOut, Recording, names
+
+__all__ = ["show_backward", "save_html", "Viewer"]
+shown: list[Data] = []  # the last backward pass show_backward showed, which save_html writes
 
 
 def show_backward(output: torch.Tensor, gradient: torch.Tensor | None = None, *, max_nodes: int = MAX_NODES,
                   **backward_args: Any) -> None:
     """`output.backward(gradient, **backward_args)`, recorded from the engine and shown as the
-    step-through viewer. The lines that made the nodes are known for the operations run under
+    step-through viewer (where backward() raises: the steps until then, and the exception raised
+    again). The lines that made the nodes are known for the operations run under
     `torch.autograd.set_detect_anomaly(True, check_nan=False)`. A graph of more than `max_nodes`
     nodes is refused before anything runs. Returns None, as backward() does."""
     caller = sys._getframe(1)
-    recording = Recording(output, names(caller), made_in(output, caller.f_code.co_filename))
-    if len(recording.nodes) > max_nodes:
-        raise ValueError(f"this graph has {len(recording.nodes)} nodes, more than the viewer shows "
-                         f"(max_nodes={max_nodes}): record a smaller model or batch, or pass max_nodes=; "
-                         "backward() has not run")
-    recording.run(lambda: output.backward(gradient, **backward_args))
-    display: Callable[[object], object] | None = getattr(builtins, "display", None)  # IPython's, in a notebook
-    if display is None:
-        print(recording.table())
-    else:
-        display(Viewer(recording))
+    recording = Recording(output, names(caller), made_in(output, caller.f_code.co_filename), "show_backward",
+                          max_nodes)
+    try:
+        recording.run(lambda: output.backward(gradient, **backward_args))
+    finally:
+        shown[:] = [recording.data()]
+        display: Callable[[object], object] | None = getattr(builtins, "display", None)  # IPython's, in a notebook
+        if display is None:
+            print(recording.table())
+        else:
+            display(Viewer(recording))
+
+
+def save_html(path: str | os.PathLike[str]) -> None:
+    """Write the viewer of the backward pass that show_backward last showed to `path`, as a page
+    that needs no other file (for a script, where show_backward prints the table)."""
+    if not shown:
+        raise ValueError("save_html writes what show_backward showed: call show_backward(loss) first")
+    html = view.notebook_html(laid_out(shown[0]))
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(f'<!DOCTYPE html>\n<html lang="en"><meta charset="utf-8"><title>backward()</title>\n{html}\n</html>\n')
 
 
 def made_in(output: torch.Tensor, caller: str) -> str:
@@ -48,9 +61,12 @@ class Viewer:
     without scripts), the table as text (text/plain) and the recording's data (STEPS)."""
 
     def __init__(self, recording: Recording) -> None:
-        data = recording.data()
-        self.data: LaidOut = {**data, "svg": layout.svg(data)}
+        self.data = laid_out(recording.data())
         self.text = recording.table()
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
         return {"text/plain": self.text, "text/html": view.notebook_html(self.data), STEPS: self.data}
+
+
+def laid_out(data: Data) -> LaidOut:
+    return {**data, "svg": layout.svg(data)}

@@ -36,12 +36,15 @@ table otherwise. `autograd_steps.show_backward` shows the viewer itself in a not
 import ast
 import builtins
 import contextlib
+import functools
 import linecache
 import math
 import os
 import re
 import sys
+import textwrap
 import types
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal, NotRequired, TypedDict, cast
 
@@ -50,7 +53,12 @@ from torch.autograd.graph import Node as Fn
 
 STEPS = "application/vnd.snippet.steps+json"
 SMALL = 8  # tensors with at most this many elements are recorded value by value
+MAX_NODES = 5000  # larger graphs are refused: Graphviz's dot takes over 15 s to lay one out
+UNKNOWN = ("{count} of the graph's operations were made outside anomaly mode, so the line that made each "
+           "is unknown: run the forward pass under torch.autograd.set_detect_anomaly(True, check_nan=False).")
+FAR = 1e4  # a node whose gradient's norm is this many times below (above) its senders' is "vanishing" ("exploding")
 Grads = tuple[torch.Tensor | None, ...]  # what a node's hooks are given
+Mark = Literal["nonfinite", "vanishing", "exploding"]
 FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in [^\n]*\n(?P<code>[^\n]*)')
 
 
@@ -67,9 +75,11 @@ class Frame(TypedDict):
 class Saved(TypedDict):
     """A tensor a node saved for backward."""
     name: str  # "self" of _saved_self; a custom Function's by its index in saved_tensors
-    shape: list[int]
-    dtype: str  # "float32"
-    bytes: int
+    shape: list[int] | None  # None where it could not be read, or is nested
+    dtype: str | None  # "float32"
+    bytes: int | None
+    summary: "Summary | None"
+    error: str | None  # why it could not be read (it was modified in place since it was saved)
 
 
 class Attribute(TypedDict):
@@ -89,6 +99,7 @@ class Node(TypedDict):
     lines: list[int]  # every line of the file in the stack that made it, outermost first
     where: list[Frame]  # the frames of the stack that made it in the file's folder, outermost first
     saved: list[Saved]
+    marks: list[Mark]  # what is wrong with the gradients it received or sent (`mark`)
     attributes: NotRequired[list[Attribute]]  # a custom Function's only
 
 
@@ -108,12 +119,16 @@ Edge = TypedDict("Edge", {
 
 class Summary(TypedDict):
     """A gradient as a reader sees it (`summary`), or the gradients of a node's several outputs (`received`)."""
-    shape: list[int] | None  # None: several outputs
-    values: float | list[Any] | None  # the values (nested lists, as tolist()) of a small tensor
+    shape: list[int] | None  # None: several outputs, or a nested tensor's components
+    values: float | list[Any] | None  # the values (nested lists, as tolist()) of a small real dense tensor
     text: str
-    norm: float
-    min: float
-    max: float
+    nan: int  # how many values are NaN
+    inf: int  # how many are inf or -inf
+    norm: float  # of the finite values (complex: of their |z|)
+    min: float | None  # the finite values' range (complex: of |z|); None where none is finite
+    max: float | None
+    dtype: str  # "float32"; several outputs: the first one's
+    layout: str  # "strided", "sparse_coo", "sparse_csr", ..., or "nested"
 
 
 class Carried(TypedDict):
@@ -139,6 +154,21 @@ class ForwardLine(TypedDict):
     description: str
 
 
+class Jumps(TypedDict):
+    """Steps to jump to (indexes into "steps"); None where there is none."""
+    nonfinite: int | None  # the first that received or sent NaN or inf
+    largest: int | None  # the one that received the largest gradient (by its norm)
+    smallest: int | None  # the smallest
+
+
+class Failure(TypedDict):
+    """Where backward() raised."""
+    node: int | None  # the node that was running (None: before any node ran)
+    step: int | None
+    message: str  # the exception's
+    forward: str  # anomaly mode's traceback of the forward call that made the node ("" without one)
+
+
 class Data(TypedDict):
     """What `Recording.data()` returns: a recorded backward pass (STEPS in a MIME bundle)."""
     file: str  # the name of the file whose code made the graph
@@ -147,6 +177,8 @@ class Data(TypedDict):
     edges: list[Edge]
     steps: list[Step]  # in the order the engine ran them
     forward: list[ForwardLine]
+    jumps: Jumps
+    error: NotRequired[Failure]  # where backward() raised: the steps are those that ran until then
 
 
 class LaidOut(Data):
@@ -154,13 +186,18 @@ class LaidOut(Data):
     svg: str | None  # None where Graphviz is not installed
 
 
-def step_through(output: torch.Tensor, gradient: torch.Tensor | None = None, **backward_args: Any) -> None:
-    """`output.backward(gradient, **backward_args)`, recorded and shown. Returns None, as
-    backward() does (Jupyter would show a returned recording a second time)."""
+def step_through(output: torch.Tensor, gradient: torch.Tensor | None = None, *, max_nodes: int = MAX_NODES,
+                 **backward_args: Any) -> None:
+    """`output.backward(gradient, **backward_args)`, recorded and shown (where backward() raises,
+    the steps until then, and the exception raised again). A graph of more than `max_nodes` nodes
+    is refused before anything runs. Returns None, as backward() does (Jupyter would show a
+    returned recording a second time)."""
     caller = sys._getframe(1)
-    recording = Recording(output, names(caller), caller.f_code.co_filename)
-    recording.run(lambda: output.backward(gradient, **backward_args))
-    show(recording)
+    recording = Recording(output, names(caller), caller.f_code.co_filename, "step_through", max_nodes)
+    try:
+        recording.run(lambda: output.backward(gradient, **backward_args))
+    finally:
+        show(recording)
 
 
 def show(recording: "Recording") -> None:
@@ -169,9 +206,10 @@ def show(recording: "Recording") -> None:
 
 
 @contextlib.contextmanager
-def recorded(path: str) -> Iterator[None]:
+def recorded(path: str, max_nodes: int = MAX_NODES) -> Iterator[None]:
     """Within the block, anomaly mode is on and every `backward()` called from the code of
-    the file `path` on one tensor is recorded and shown as it runs; other calls run as they are."""
+    the file `path` on one tensor is recorded and shown as it runs (as `step_through` does);
+    other calls run as they are."""
     path = os.path.abspath(path)
     real = torch.autograd.backward
 
@@ -181,9 +219,11 @@ def recorded(path: str) -> Iterator[None]:
             frame = frame.f_back
         if frame is None or not isinstance(tensors, torch.Tensor) or tensors.grad_fn is None:
             return real(tensors, *args, **kwargs)
-        recording = Recording(tensors, names(frame), path)
-        recording.run(lambda: real(tensors, *args, **kwargs))
-        show(recording)
+        recording = Recording(tensors, names(frame), path, "the step-through", max_nodes)
+        try:
+            recording.run(lambda: real(tensors, *args, **kwargs))
+        finally:
+            show(recording)
 
     torch.autograd.backward = backward
     try:
@@ -207,16 +247,18 @@ def names(frame: types.FrameType) -> dict[int, str]:
 
 
 class Recording:
-    def __init__(self, output: torch.Tensor, leaf_names: dict[int, str], path: str) -> None:
+    def __init__(self, output: torch.Tensor, leaf_names: dict[int, str], path: str, caller: str = "step_through",
+                 max_nodes: int = MAX_NODES) -> None:
+        """The graph of `output`, for `caller` (the function the reader called, which errors name)."""
         if output.grad_fn is None:
-            raise ValueError("step_through needs a tensor computed from tensors that require grad "
+            raise ValueError(f"{caller} needs a tensor computed from tensors that require grad "
                              "(this one has no grad_fn)")
         self.output, self.folder, self.file = output, os.path.dirname(path), os.path.basename(path)
         self.source = source_lines(path)
         self.nodes: list[RecordedNode] = []
         self.index: dict[int, object] = {}  # id(node) -> node, which the recording keeps alive
         self.edges: list[Edge] = []
-        self.visit(output.grad_fn, leaf_names)
+        self.visit(output.grad_fn, leaf_names, caller, max_nodes)
         self.place_leaves(path, self.nodes[0]["line"])
         self.nodes.sort(key=lambda n: n["sequence"])
         order = {id(n["fn"]): i for i, n in enumerate(self.nodes)}
@@ -228,14 +270,22 @@ class Recording:
         for k, edge in enumerate(self.edges):
             edge["id"] = k
         self.steps: list[Step] = []
+        self.seen: dict[int, tuple[weakref.ref[torch.Tensor], int, Summary]] = {}  # id(gradient) -> its version, summary
+        self.error: Failure | None = None
+        self.jumps: Jumps = {"nonfinite": None, "largest": None, "smallest": None}
 
-    def visit(self, fn: Fn, leaf_names: dict[int, str]) -> None:
-        """Every node reachable from `fn`, each once, with its edges."""
+    def visit(self, fn: Fn, leaf_names: dict[int, str], caller: str, max_nodes: int) -> None:
+        """Every node reachable from `fn`, each once, with its edges; past `max_nodes` nodes, an error."""
         stack = [fn]
         while stack:
             fn = stack.pop()
             if id(fn) in self.index:
                 continue
+            if len(self.index) == max_nodes:
+                raise ValueError(f"{caller} refuses this graph: it has more than {max_nodes:,} nodes "
+                                 f"(max_nodes={max_nodes}), more than the viewer lays out quickly. Pass a "
+                                 "larger max_nodes=, or record a part of the model (the loss of one block, "
+                                 "its input detached); backward() has not run")
             self.index[id(fn)] = fn
             self.nodes.append(self.describe(fn, leaf_names))
             for slot, (next_fn, _input) in enumerate(fn.next_functions):
@@ -251,7 +301,7 @@ class Recording:
         if hasattr(fn, "variable"):
             variable = fn.variable
             kind, label, detail, where = ("leaf", leaf_names.get(id(variable), "AccumulateGrad"),
-                                          shape_text(variable.shape), [])
+                                          size_text(variable), [])
             sequence = -1  # leaves first: they were made before any operation on them
         else:
             custom = getattr(fn, "_forward_cls", None)
@@ -261,10 +311,10 @@ class Recording:
         lines = [frame["line"] for frame in where if frame["file"] == self.file]
         line = lines[0] if lines else None
         if kind != "leaf":
-            detail = f"line {line}" if line else ""
+            detail = f"line {lines[-1]}" if lines else ""  # the innermost, which the code panel highlights
         node: RecordedNode = {"fn": fn, "id": -1, "name": name, "sequence": sequence,  # numbered once sorted
                               "saved": saved(fn), "kind": kind, "label": label, "detail": detail, "where": where,
-                              "lines": lines, "line": line}
+                              "lines": lines, "line": line, "marks": []}
         if custom:  # what forward kept on ctx besides tensors (ctx.alpha = alpha)
             node["attributes"] = [{"name": k, "value": repr(v)} for k, v in vars(fn).items()]
         return node
@@ -297,7 +347,8 @@ class Recording:
         return frames
 
     def run(self, backward: Callable[[], object]) -> None:
-        """Call `backward()` (which runs this recording's backward pass) with every node watched."""
+        """Call `backward()` (which runs this recording's backward pass) with every node watched;
+        where it raises, the steps until then are kept, and the exception raised again."""
         running: dict[int, Step] = {}  # node id -> the step it is in
         outgoing: dict[int, dict[int, int]] = {node["id"]: {} for node in self.nodes}  # node id -> {slot: edge id}
         for edge in self.edges:
@@ -309,9 +360,27 @@ class Recording:
             handles.append(fn.register_hook(self.hook(node, running, outgoing[node["id"]])))
         try:
             backward()
+        except Exception as error:
+            self.error = self.failure(error)
+            raise
         finally:
             for handle in handles:
                 handle.remove()
+            self.seen.clear()
+            self.finish()
+
+    def failure(self, error: Exception) -> Failure:
+        """The node that raised: the last to start (a node's backward raises, or anomaly mode's
+        check of what it returned, after its post-hook)."""
+        if not self.steps:
+            return {"node": None, "step": None, "message": str(error), "forward": ""}
+        node = self.nodes[self.steps[-1]["node"]]
+        metadata = cast(dict[str, Any], node["fn"].metadata)
+        return {"node": node["id"], "step": len(self.steps) - 1, "message": str(error),
+                "forward": "".join(metadata.get("traceback_", []))}
+
+    def finish(self) -> None:
+        """What each step's contributions were, its text, the nodes' marks and the steps to jump to."""
         sent: dict[int, Summary | None] = {}  # edge id -> the gradient it carried
         for step in self.steps:
             for item in step["sent"]:
@@ -321,10 +390,35 @@ class Recording:
                                      for e in self.edges if e["to"] == step["node"] and e["id"] in sent]
         for number, step in enumerate(self.steps, 1):
             step["description"] = self.step_text(number, step)
+        self.mark()
+
+    def mark(self) -> None:
+        """Each node's marks: "nonfinite" where it received or sent NaN or inf; "vanishing"
+        ("exploding") where the norm it received is under 1/FAR (over FAR) times the largest
+        norm received by the nodes that sent it gradient. The steps to jump to."""
+        norms = {s["node"]: s["received"]["norm"] for s in self.steps if s["received"]}
+        for index, step in enumerate(self.steps):
+            node, got = self.nodes[step["node"]], step["received"]
+            grads = [got, *(s["grad"] for s in step["sent"])]
+            if any(g and (g["nan"] or g["inf"]) for g in grads) and "nonfinite" not in node["marks"]:
+                node["marks"].append("nonfinite")
+                if self.jumps["nonfinite"] is None:
+                    self.jumps["nonfinite"] = index
+            senders = [norms[self.edges[c["edge"]]["from"]] for c in step["contributions"]
+                       if self.edges[c["edge"]]["from"] in norms]
+            if got and senders and math.isfinite(got["norm"]) and math.isfinite(max(senders)):
+                if got["norm"] < max(senders) / FAR:
+                    node["marks"].append("vanishing")
+                elif got["norm"] > max(senders) * FAR:
+                    node["marks"].append("exploding")
+        ranked = sorted((s["received"]["norm"], i) for i, s in enumerate(self.steps)
+                        if s["received"] and math.isfinite(s["received"]["norm"]))
+        if ranked:
+            self.jumps["smallest"], self.jumps["largest"] = ranked[0][1], ranked[-1][1]
 
     def prehook(self, node: RecordedNode, running: dict[int, Step]) -> Callable[[Grads], None]:
         def hook(grad_outputs: Grads) -> None:
-            step: Step = {"node": node["id"], "received": received(grad_outputs), "sent": [],
+            step: Step = {"node": node["id"], "received": received(grad_outputs, self.summary), "sent": [],
                           "contributions": [], "description": ""}  # these two once the pass has run
             running[node["id"]] = step
             self.steps.append(step)
@@ -333,9 +427,21 @@ class Recording:
     def hook(self, node: RecordedNode, running: dict[int, Step],
              edges: dict[int, int]) -> Callable[[Grads, Grads], None]:
         def hook(grad_inputs: Grads, grad_outputs: Grads) -> None:
-            running[node["id"]]["sent"] = [{"edge": edges[slot], "grad": summary(g)}
+            running[node["id"]]["sent"] = [{"edge": edges[slot], "grad": self.summary(g)}
                                            for slot, g in enumerate(grad_inputs) if slot in edges]
         return hook
+
+    def summary(self, tensor: torch.Tensor | None) -> Summary | None:
+        """`summary(tensor)`, once for a gradient that a node sends and the next receives (unless
+        the engine added another to it in place, as where two paths meet)."""
+        if tensor is None:
+            return None
+        known = self.seen.get(id(tensor))
+        if known and known[0]() is tensor and known[1] == tensor._version:
+            return known[2]
+        found = cast(Summary, summary(tensor))
+        self.seen[id(tensor)] = (weakref.ref(tensor), tensor._version, found)
+        return found
 
     # What a reader sees
 
@@ -381,11 +487,14 @@ class Recording:
             where = f"{node['label']}.grad" if node["label"] != "AccumulateGrad" else "the leaf's .grad"
             return text + f", and adds it to {where}."
         if node["kind"] == "custom":
-            kept = [f"saved tensor {t['name']} ({shape_text(t['shape'])} {t['dtype']}, {t['bytes']} bytes)"
+            kept = [f"saved tensor {t['name']} ({saved_text(t)})"
                     for t in node["saved"]] + [f"ctx.{a['name']} = {a['value']}" for a in node.get("attributes", [])]
             text += f"; its backward reads {', '.join(kept)}" if kept else ""
         sent = self.sent_text(step, " to ")
-        return text + (f", and sends {'; '.join(sent)}." if sent else ".")
+        text += f", and sends {'; '.join(sent)}." if sent else "."
+        if self.error and self.error["step"] == number - 1:
+            text += f" Here backward() raised: {self.error['message']}"
+        return text
 
     def forward_lines(self) -> list[ForwardLine]:
         """The top-level lines of the snippet in the order they ran, with the nodes each added."""
@@ -402,21 +511,46 @@ class Recording:
         return result
 
     def data(self) -> Data:
-        return {"file": self.file, "source": self.source, "nodes": [public(n) for n in self.nodes],
-                "edges": self.edges, "steps": self.steps, "forward": self.forward_lines()}
+        data: Data = {"file": self.file, "source": self.source, "nodes": [public(n) for n in self.nodes],
+                      "edges": self.edges, "steps": self.steps, "forward": self.forward_lines(), "jumps": self.jumps}
+        if self.error:
+            data["error"] = self.error
+        return data
 
     def rows(self) -> Iterator[list[str]]:
         for number, step in enumerate(self.steps, 1):
             node = self.nodes[step["node"]]
-            yield [str(number), node_label(node), str(node["line"] or ""), self.received_text(step, ""),
-                   "; ".join(self.sent_text(step, " → "))]
+            marks = f" [{', '.join(node['marks'])}]" if node["marks"] else ""
+            yield [str(number), node_label(node) + marks, str(node["lines"][-1] if node["lines"] else ""),
+                   self.received_text(step, ""), "; ".join(self.sent_text(step, " → "))]
 
     HEADER = ["Step", "Node", "Line", "Gradient received", "Gradients sent"]
 
-    def table(self) -> str:
+    def table(self, width: int = 100) -> str:
+        """The steps as rows of at most `width` characters (a long cell wraps), with what the
+        data cannot show: lines made outside anomaly mode, and where backward() raised."""
         rows = [self.HEADER, *self.rows()]
-        widths = [max(len(r[i]) for r in rows) for i in range(len(self.HEADER) - 1)]
-        return "\n".join("  ".join([*(c.ljust(w) for c, w in zip(r, widths)), r[-1]]).rstrip() for r in rows)
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        widths[1] = min(widths[1], 30)
+        rest = width - sum(widths) - 2 * 4
+        widths += [rest * 2 // 5, rest - rest * 2 // 5]
+        lines = []
+        for row in rows:
+            cells = [textwrap.wrap(c, w) or [""] for c, w in zip(row, widths)]
+            for k in range(max(map(len, cells))):
+                parts = [(c[k] if k < len(c) else "").ljust(w) for c, w in zip(cells, widths)]
+                lines.append("  ".join(parts).rstrip())
+        unknown = sum(n["kind"] != "leaf" and not n["where"] for n in self.nodes)
+        notes = [UNKNOWN.format(count=unknown)] if unknown else []
+        if self.error:
+            at = self.error["step"]
+            place = f"at step {at + 1}, {self.node_text(self.steps[at]['node'])}" if at is not None else "before any step"
+            notes.append(f"backward() raised {place}: {self.error['message']}")
+            if self.error["forward"]:
+                notes.append("The forward call that made that node (anomaly mode's traceback):")
+        wrapped = [line for note in notes for line in textwrap.wrap(note, width)]
+        forward = self.error["forward"].rstrip().splitlines() if self.error else []
+        return "\n".join([*lines, *([""] if wrapped else []), *wrapped, *forward])
 
     def _repr_html_(self) -> str:
         def esc(text: str) -> str:
@@ -436,7 +570,7 @@ def public(node: RecordedNode) -> Node:
     """A node as the data has it: without its grad_fn and its place in the forward pass."""
     found: Node = {"id": node["id"], "name": node["name"], "kind": node["kind"], "label": node["label"],
                    "detail": node["detail"], "line": node["line"], "lines": node["lines"], "where": node["where"],
-                   "saved": node["saved"]}
+                   "saved": node["saved"], "marks": node["marks"]}
     if "attributes" in node:
         found["attributes"] = node["attributes"]
     return found
@@ -491,58 +625,146 @@ def count_text(n: int) -> str:
 
 
 def saved(fn: Fn) -> list[Saved]:
-    """The tensors a node keeps for backward, read before backward frees them."""
-    found: list[Saved] = []
+    """The tensors a node keeps for backward, read before backward frees them; one modified in
+    place since (which backward will refuse) with the error that reading it raised."""
     if hasattr(fn, "_forward_cls"):
         ctx: Any = fn  # a custom Function's node is its ctx
-        items = [(str(i), t) for i, t in enumerate(ctx.saved_tensors)]
-    else:
-        items = [(a.removeprefix("_saved_"), getattr(fn, a)) for a in dir(fn) if a.startswith("_saved_")]
-    for name, value in items:
+        try:
+            return [read(str(i), t) for i, t in enumerate(ctx.saved_tensors)]
+        except RuntimeError as error:
+            return [unreadable("saved_tensors", error)]
+    found: list[Saved] = []
+    for attribute in (a for a in dir(fn) if a.startswith("_saved_")):
+        name = attribute.removeprefix("_saved_")
+        try:
+            value = getattr(fn, attribute)
+        except RuntimeError as error:
+            found.append(unreadable(name, error))
+            continue
         if isinstance(value, torch.Tensor):
-            found.append({"name": name, "shape": list(value.shape), "dtype": str(value.dtype).removeprefix("torch."),
-                          "bytes": value.numel() * value.element_size()})
+            found.append(read(name, value))
     return found
+
+
+def read(name: str, tensor: torch.Tensor) -> Saved:
+    return {"name": name, "shape": None if tensor.is_nested else list(tensor.shape), "dtype": str(tensor.dtype).removeprefix("torch."),
+            "bytes": tensor.numel() * tensor.element_size(), "summary": summary(tensor), "error": None}
+
+
+def unreadable(name: str, error: Exception) -> Saved:
+    return {"name": name, "shape": None, "dtype": None, "bytes": None, "summary": None, "error": str(error)}
+
+
+def saved_text(tensor: Saved) -> str:
+    if tensor["error"] is not None:
+        return f"unreadable: {tensor['error']}"
+    return f"{shape_text(tensor['shape'] or [])} {tensor['dtype']}, {tensor['bytes']} bytes"
 
 
 def shape_text(shape: Sequence[int]) -> str:
     return "×".join(map(str, shape)) or "scalar"
 
 
-def number(value: float) -> str:
+def size_text(tensor: torch.Tensor) -> str:
+    """"3×4"; a nested tensor's components: "nested, two components (2×3, 4×3)"."""
+    if not tensor.is_nested:
+        return shape_text(tensor.shape)
+    parts = tensor.detach().unbind()
+    return f"nested, {count_text(len(parts))} components ({', '.join(shape_text(p.shape) for p in parts)})"
+
+
+def number(value: float | complex) -> str:
+    if isinstance(value, complex):
+        return f"{number(value.real)}{'' if value.imag < 0 or not math.isfinite(value.imag) else '+'}{number(value.imag)}j"
     return f"{value:.4g}" if math.isfinite(value) else str(value)
 
 
 def summary(tensor: torch.Tensor | None) -> Summary | None:
-    """A gradient as a reader sees it: its values when small, its norm and range otherwise."""
+    """A tensor as a reader sees it: its values when small, and how many are NaN and inf, the norm
+    and the range of the finite ones. Computed where the tensor is, in its dtype (of |z| where it
+    is complex; of the values a sparse tensor holds; of a nested tensor's components), with one
+    transfer of the results, and a second where the tensor has NaN or inf."""
     if tensor is None:
         return None
-    t = tensor.detach().to("cpu", torch.float64)
-    if t.numel() <= SMALL:
-        values = t.tolist()
-        flat = t.flatten().tolist()
-        return {"shape": list(t.shape), "values": values, "text": nested_text(values),
-                "norm": math.sqrt(sum(v * v for v in flat)), "min": min(flat), "max": max(flat)}
-    low, high = torch.aminmax(t)
-    norm, least, most = t.norm().item(), low.item(), high.item()
-    return {"shape": list(t.shape), "values": None, "norm": norm, "min": least, "max": most,
-            "text": f"{shape_text(t.shape)}, norm {number(norm)}, from {number(least)} to {number(most)}"}
+    t = tensor.detach()
+    dtype, layout = str(t.dtype).removeprefix("torch."), "nested" if t.is_nested else str(t.layout).removeprefix("torch.")
+    described = size_text(t)
+    if t.is_nested:
+        values = torch.cat([p.flatten() for p in t.unbind()])
+    elif t.layout == torch.sparse_coo:
+        values = t.coalesce().values()  # an index stored twice holds the sum of its values
+    elif t.layout != torch.strided:
+        values = t.values()
+    else:
+        values = t
+    if layout.startswith("sparse"):
+        described += f" sparse ({values.numel()} stored values)"
+    shape = None if t.is_nested else list(t.shape)
+    if layout == "strided" and t.numel() <= SMALL:
+        return small(t.tolist(), shape, dtype)
+    if values.is_complex():
+        values, described = values.abs(), f"{described} {dtype}"
+    elif not values.is_floating_point():
+        values = values.to(torch.float32)  # a saved mask or index
+    nan, inf, norm, least, most = statistics(values.flatten())
+    text = f"{described}, {f'{nan} NaN, ' if nan else ''}{f'{inf} inf, ' if inf else ''}"
+    if least is None or most is None:
+        text += "no finite values"
+    else:
+        finite = f" (of the {values.numel() - nan - inf} finite)" if nan or inf else ""
+        size = "|z| " if t.is_complex() else ""
+        text += f"norm {number(norm)}{finite}, {size}from {number(least)} to {number(most)}"
+    return {"shape": shape, "values": None, "text": text, "nan": nan, "inf": inf, "norm": norm,
+            "min": least, "max": most, "dtype": dtype, "layout": layout}
 
 
-def received(grads: Sequence[torch.Tensor | None]) -> Summary | None:
+def small(values: float | complex | list[Any], shape: list[int], dtype: str) -> Summary:
+    """A small dense tensor's summary, from its values (`tolist()`)."""
+    flat = [abs(v) for v in flatten(values)] if "complex" in dtype else [float(v) for v in flatten(values)]
+    finite = [v for v in flat if math.isfinite(v)]
+    return {"shape": shape, "values": None if "complex" in dtype else values, "text": nested_text(values),
+            "nan": sum(map(math.isnan, flat)), "inf": sum(map(math.isinf, flat)),
+            "norm": math.sqrt(sum(v * v for v in finite)), "min": min(finite, default=None),
+            "max": max(finite, default=None), "dtype": dtype, "layout": "strided"}
+
+
+def flatten(values: float | complex | list[Any]) -> list[Any]:
+    return [v for item in values for v in flatten(item)] if isinstance(values, list) else [values]
+
+
+def statistics(values: torch.Tensor) -> tuple[int, int, float, float | None, float | None]:
+    """(NaN count, inf count, norm, min, max) of the finite values of a 1-d real tensor."""
+    if values.numel() == 0:
+        return 0, 0, 0.0, None, None
+    norm, least, most = torch.stack([torch.linalg.vector_norm(values), *torch.aminmax(values)]).tolist()
+    if math.isfinite(norm):
+        return 0, 0, norm, least, most
+    finite = torch.isfinite(values)
+    results = [torch.isnan(values).sum(), finite.sum(), torch.linalg.vector_norm(torch.where(finite, values, 0)),
+               torch.where(finite, values, math.inf).amin(), torch.where(finite, values, -math.inf).amax()]
+    nan, kept, norm, least, most = torch.stack([r.to(torch.float64) for r in results]).tolist()
+    inf = values.numel() - int(nan) - int(kept)
+    return int(nan), inf, norm, least if kept else None, most if kept else None
+
+
+def received(grads: Sequence[torch.Tensor | None],
+             summarize: Callable[[torch.Tensor | None], Summary | None] = summary) -> Summary | None:
     """What arrived at a node: its one output's gradient, or each output's where it has several
-    (torch.unbind, a custom Function returning two tensors), with their norm and range together."""
+    (torch.unbind, a custom Function returning two tensors), with their counts, norm and range together."""
     if len(grads) == 1:
-        return summary(grads[0])
-    parts = [summary(g) for g in grads]
+        return summarize(grads[0])
+    parts = [summarize(g) for g in grads]
     known = [p for p in parts if p]
+    lows, highs = [p["min"] for p in known if p["min"] is not None], [p["max"] for p in known if p["max"] is not None]
     return {"shape": None, "values": None,
             "text": "; ".join(f"output {i}: {p['text'] if p else 'None'}" for i, p in enumerate(parts)),
+            "nan": sum(p["nan"] for p in known), "inf": sum(p["inf"] for p in known),
             "norm": math.sqrt(sum(p["norm"] ** 2 for p in known)),
-            "min": min((p["min"] for p in known), default=0.0), "max": max((p["max"] for p in known), default=0.0)}
+            "min": min(lows, default=None), "max": max(highs, default=None),
+            "dtype": known[0]["dtype"] if known else "", "layout": known[0]["layout"] if known else ""}
 
 
-def nested_text(values: float | list[Any]) -> str:
+def nested_text(values: float | complex | list[Any]) -> str:
     if isinstance(values, list):
         return "[" + ", ".join(nested_text(v) for v in values) + "]"
     return number(values)
