@@ -20,10 +20,25 @@ and once more in this process as a notebook's `show_backward` shows it:
   notebook  recorded, and displayed as the viewer: the graph laid out by Graphviz and the
             self-contained HTML made (`autograd_steps.notebook.Viewer`)
 
-Writes the medians and the ratios to bench/results/step_through_overhead.json
-with the provenance.
+The second case is a real layer: a TransformerEncoderLayer (d_model 256, 8 heads, feed-forward
+1024) on an input of 32×128×256, its loss the mean square of its output, run in four ways, each
+in a fresh process (`--variant`), `--model-repeats` times after one run not counted:
 
-    .venv/bin/python bench/step_through_overhead.py [--repeats 30]
+  plain     the forward pass and loss.backward()
+  anomaly   both under torch.autograd.set_detect_anomaly(True, check_nan=False)
+  table     the forward pass under it (as show_backward needs, for the lines), then
+            show_backward(loss) where there is no display(): the table printed
+  viewer    the same with display(): the viewer made (Viewer(...)._repr_mimebundle_())
+
+with the median time and the process's peak memory (ru_maxrss), and what the runs added to the
+memory the process had once the layer and its input were made (torch's CPU tensors are not seen
+by tracemalloc).
+
+Writes the medians and the ratios to bench/results/step_through_overhead.json
+with the provenance; `--case transformer --label before` replaces only that case's figures
+under that label.
+
+    .venv/bin/python bench/step_through_overhead.py [--repeats 30] [--case snippets|transformer]
 """
 
 import argparse
@@ -32,7 +47,9 @@ import contextlib
 import io
 import json
 import os
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 
@@ -77,10 +94,87 @@ def stepped_through():
     return sorted(set().union(*(parse(p.name, p.read_text(encoding="utf-8"), SNIPPETS).recorded for p in pages)))
 
 
+VARIANTS = ("plain", "anomaly", "table", "viewer")
+
+
+def transformer_run(variant, repeats):
+    """One variant of the transformer case in this process: {"seconds": median, "peak_mb": ...,
+    "added_mb": peak less the memory before the first run}."""
+    import torch
+
+    from autograd_steps.notebook import show_backward
+
+    torch.manual_seed(0)
+    model = torch.nn.TransformerEncoderLayer(256, 8, 1024, batch_first=True)
+    x = torch.randn(32, 128, 256)
+    anomaly = torch.autograd.set_detect_anomaly(True, check_nan=False)
+    if variant == "viewer":
+        builtins.display = lambda viewer: viewer._repr_mimebundle_()
+
+    def run():
+        model.zero_grad(set_to_none=True)
+        with anomaly if variant != "plain" else contextlib.nullcontext():
+            loss = model(x).pow(2).mean()
+            if variant == "anomaly":
+                loss.backward()
+        if variant == "plain":
+            loss.backward()
+        elif variant in ("table", "viewer"):
+            with contextlib.redirect_stdout(io.StringIO()):
+                show_backward(loss)
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    run()  # warms up, not counted
+    seconds = statistics.median(timed(run)[0] for _ in range(repeats))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"seconds": seconds, "peak_mb": peak, "added_mb": peak - before}
+
+
+def transformer(repeats):
+    """Each variant in a fresh process, with the ratios the targets name."""
+    found = {}
+    for variant in VARIANTS:
+        out = subprocess.run([sys.executable, __file__, "--variant", variant, "--model-repeats", str(repeats)],
+                             capture_output=True, text=True, check=True).stdout
+        found[variant] = json.loads(out.splitlines()[-1])
+        print(f"{variant:8} {found[variant]['seconds']:7.3f} s  peak {found[variant]['peak_mb']:7.0f} MB  "
+              f"added {found[variant]['added_mb']:6.0f} MB", flush=True)
+    plain, anomaly, viewer = found["plain"], found["anomaly"], found["viewer"]
+    ratios = {"viewer_vs_anomaly": viewer["seconds"] / anomaly["seconds"],
+              "viewer_vs_plain": viewer["seconds"] / plain["seconds"],
+              "table_vs_plain": found["table"]["seconds"] / plain["seconds"],
+              "viewer_peak_vs_plain": viewer["peak_mb"] / plain["peak_mb"],
+              "viewer_added_vs_plain": viewer["added_mb"] / plain["added_mb"]}
+    print("  ".join(f"{k} {v:.2f}" for k, v in ratios.items()))
+    return {"repeats": repeats, "variants": found, "ratios": ratios,
+            "targets": {"viewer_vs_anomaly": 1.5, "viewer_vs_plain": 2.0, "viewer_peak_vs_plain": 1.15}}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--case", choices=["snippets", "transformer", "both"], default="both")
+    parser.add_argument("--model-repeats", type=int, default=9)
+    parser.add_argument("--label", default="current", help="the name the transformer's figures are kept under")
+    parser.add_argument("--variant", choices=VARIANTS, help="run one variant of the transformer here, print JSON")
     args = parser.parse_args(argv)
+    if args.variant:
+        print(json.dumps(transformer_run(args.variant, args.model_repeats)))
+        return
+    out = ROOT / "bench" / "results" / "step_through_overhead.json"
+    data = json.loads(out.read_text()) if out.exists() else {}
+    if args.case != "snippets":
+        data.setdefault("transformer", {})[args.label] = {
+            "provenance": provenance("date command python torch platform cpu cores threads", __file__, argv),
+            **transformer(args.model_repeats)}
+    if args.case != "transformer":
+        data.update(snippets(args.repeats, argv))
+    out.write_text(json.dumps(data, indent=2) + "\n")
+    print(f"written to {out.relative_to(ROOT)}")
+
+
+def snippets(repeats, argv):
+    """The snippets' case: {"provenance", "repeats", "baseline", "results"}."""
     timings = [("engine", "plain"), ("engine", "recorded"), ("compute", "plain"), ("compute", "recorded"),
                ("notebook", "recorded")]
     results = []
@@ -91,7 +185,7 @@ def main(argv=None):
         for path in stepped_through():
             sys.path.insert(0, str(path.parent))
             times: dict[tuple[str, str], list[float]] = {timing: [] for timing in timings}
-            for _ in range(args.repeats + 1):  # the first round warms up and is not counted
+            for _ in range(repeats + 1):  # the first round warms up and is not counted
                 for how, variant in timings:
                     seconds = (engine_seconds(runner, path, variant) if how == "engine"
                                else compute_seconds(path, variant, how))
@@ -110,15 +204,12 @@ def main(argv=None):
         print(f"{r['snippet']:48} {m['engine plain'] * 1e3:16.1f} {m['engine recorded'] * 1e3:9.1f} "
               f"{r['engine_ratio']:6.2f}   {m['compute plain'] * 1e3:17.2f} {m['compute recorded'] * 1e3:9.2f} "
               f"{r['compute_ratio']:6.2f}   {m['notebook recorded'] * 1e3:11.2f} {r['notebook_ratio']:6.2f}")
-    out = ROOT / "bench" / "results" / "step_through_overhead.json"
-    data = {"provenance": provenance("date command python torch platform cpu cores threads", __file__, argv),
-            "repeats": args.repeats,
+    return {"provenance": provenance("date command python torch platform cpu cores threads", __file__, argv),
+            "repeats": repeats,
             "baseline": "the same snippet run plain (its own loss.backward(), no anomaly mode); engine: as the "
                         "build's worker times it, compute: in one process, imports done; notebook: recorded "
                         "and shown as show_backward's viewer (layout and HTML included), against compute plain",
             "results": results}
-    out.write_text(json.dumps(data, indent=2) + "\n")
-    print(f"written to {out.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

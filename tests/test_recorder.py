@@ -1,0 +1,429 @@
+"""The recorder as a gradient debugger: its statistics, its marks, what it keeps when backward()
+raises, its limit, its messages; on real models, with the gradients left as plain backward() leaves them."""
+
+import builtins
+import copy
+import math
+import re
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import pytest
+import torch
+from torch import nn
+
+from autograd_steps import save_html, show_backward, step_through
+from autograd_steps.recording import FAR, MAX_NODES, Recording, summary
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """What display() was given: a Recording from step_through, a Viewer from show_backward."""
+    found: list = []
+    monkeypatch.setattr(builtins, "display", found.append, raising=False)
+    return found
+
+
+def data(shown):
+    last = shown[-1]
+    return last.data() if isinstance(last, Recording) else last.data
+
+
+def step_of(steps, name):
+    (index,) = [i for i, s in enumerate(steps["steps"]) if steps["nodes"][s["node"]]["name"] == name]
+    return index
+
+
+# Statistics
+
+def test_a_summary_counts_nan_and_inf_and_gives_the_range_of_the_finite_values():
+    grad = torch.arange(16.0).reshape(4, 4) - 5
+    grad[:2] = math.nan
+    grad[3, 3] = -math.inf
+    found = summary(grad)
+    finite = grad[grad.isfinite()]
+    assert (found["nan"], found["inf"], found["min"], found["max"]) == (8, 1, 3.0, 9.0)
+    assert found["norm"] == pytest.approx(finite.norm().item())
+    assert found["text"] == f"4×4, 8 NaN, 1 inf, norm {finite.norm().item():.4g} (of the 7 finite), from 3 to 9"
+    assert (found["dtype"], found["layout"]) == ("float32", "strided")
+
+
+def test_a_gradient_with_no_finite_value_has_no_range():
+    found = summary(torch.full((3, 3), math.nan))
+    assert found["text"] == "3×3, 9 NaN, no finite values" and found["min"] is found["max"] is None
+    small = summary(torch.tensor([math.nan, math.inf]))
+    assert (small["nan"], small["inf"], small["min"], small["norm"]) == (1, 1, None, 0.0)
+
+
+def test_a_summary_is_computed_in_the_tensors_dtype_with_one_transfer(monkeypatch):
+    """No float64 copy of the tensor; one tolist() of the few results (a second where it has NaN)."""
+    calls = []
+    real = torch.Tensor.tolist
+    monkeypatch.setattr(torch.Tensor, "tolist", lambda t: calls.append(t.numel()) or real(t))
+    made = []
+
+    class Watch(torch.utils._python_dispatch.TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            made.extend(o for o in (out if isinstance(out, (tuple, list)) else [out]) if isinstance(o, torch.Tensor))
+            return out
+
+    grad = torch.randn(64, 64, dtype=torch.float16)
+    with Watch():
+        summary(grad)
+    assert calls == [3] and not [t for t in made if t.numel() > 8 and t.dtype != torch.float16]
+    grad[0, 0] = math.nan
+    calls.clear()
+    summary(grad)
+    assert calls == [3, 5]
+
+
+def test_a_sparse_gradient_is_summarized_by_its_values_and_leaves_the_same_gradients(shown):
+    torch.manual_seed(0)
+    emb, head = nn.Embedding(10, 3, sparse=True), nn.Linear(3, 1)
+    plain_emb, plain_head = copy.deepcopy(emb), copy.deepcopy(head)
+    words = torch.tensor([1, 2, 1])
+    plain_head(plain_emb(words)).sum().backward()
+    step_through(head(emb(words)).sum())
+    steps = data(shown)
+    last = steps["steps"][-1]
+    assert steps["nodes"][last["node"]]["label"] == "emb.weight"
+    values = emb.weight.grad.coalesce().values()
+    assert last["received"]["layout"] == "sparse_coo" and last["received"]["norm"] == pytest.approx(values.norm().item())
+    assert last["received"]["text"].startswith("10×3 sparse (6 stored values), norm ")
+    assert torch.equal(emb.weight.grad.to_dense(), plain_emb.weight.grad.to_dense())
+    assert torch.equal(head.weight.grad, plain_head.weight.grad)
+
+
+def test_a_nested_gradient_is_summarized_by_its_components(shown):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nested tensors are a prototype
+        nested = torch.nested.nested_tensor([torch.ones(2, 3), torch.ones(4, 3)], requires_grad=True)
+    step_through(torch.nested.to_padded_tensor(nested * 2, 0).sum())
+    steps = data(shown)
+    leaf = steps["steps"][-1]["received"]
+    assert leaf["layout"] == "nested" and leaf["shape"] is None
+    assert leaf["text"] == f"nested, two components (2×3, 4×3), norm {math.sqrt(18 * 4):.4g}, from 2 to 2"
+
+
+def test_a_complex_gradient_is_shown_as_complex_without_a_warning(shown):
+    z = torch.tensor([1 + 2j, 3 - 1j, 0.5j], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        show_backward((z * z).abs().sum())
+        page = shown[0]._repr_mimebundle_()["text/html"]
+    last = data(shown)["steps"][-1]["received"]
+    assert last["text"] == "[2+4j, 6-2j, 0+1j]" and last["dtype"] == "complex64" and last["values"] is None
+    assert last["norm"] == pytest.approx(z.grad.abs().norm().item()) and last["max"] == pytest.approx(6.325, 1e-3)
+    assert "[2+4j, 6-2j, 0+1j]" in page
+    big = summary(torch.full((3, 4), 3 + 4j))
+    assert big["text"] == "3×4 complex64, norm 17.32, |z| from 5 to 5"
+
+
+def test_a_builtin_nodes_saved_tensors_have_the_same_statistics(shown):
+    x = torch.randn(5, 3)
+    layer = nn.Linear(3, 2)
+    step_through(layer(x).sum())
+    (addmm,) = [n for n in data(shown)["nodes"] if n["name"] == "AddmmBackward0"]
+    mat1 = next(t for t in addmm["saved"] if t["name"] == "mat1")
+    assert mat1["summary"] == summary(x) and mat1["error"] is None and mat1["shape"] == [5, 3]
+
+
+# When backward() raises
+
+def inplace_bug():
+    x = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        y = x.relu()
+        y.mul_(2)  # relu saved its output, which this changes
+        return x, (y * 3).sum()
+
+
+def test_an_inplace_bug_is_recorded_up_to_the_node_that_raises(monkeypatch, capsys):
+    monkeypatch.delattr(builtins, "display", raising=False)
+    _, loss = inplace_bug()
+    with pytest.raises(RuntimeError) as plain:
+        loss.backward(retain_graph=True)
+    x, loss = inplace_bug()
+    with pytest.raises(RuntimeError) as recorded:
+        step_through(loss)
+    assert str(recorded.value) == str(plain.value) and "modified by an inplace operation" in str(recorded.value)
+    printed = capsys.readouterr().out
+    assert re.search(r"^4 +ReluBackward0 ", printed, re.M) and x.grad is None  # after sum, * 3 and mul_
+    assert "backward() raised at step 4, ReluBackward0: one of the variables" in printed
+    assert "y = x.relu()" in printed.split("anomaly mode's traceback):")[1]
+
+
+def test_a_saved_tensor_modified_in_place_is_kept_with_its_error(shown):
+    x, loss = inplace_bug()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        step_through(loss)
+    steps = data(shown)
+    (relu,) = [n for n in steps["nodes"] if n["name"] == "ReluBackward0"]
+    (result,) = relu["saved"]
+    assert result["summary"] is None and "modified by an inplace operation" in result["error"]
+    error = steps["error"]
+    assert (error["node"], error["step"]) == (relu["id"], 3) and "y = x.relu()" in error["forward"]
+
+
+def test_anomaly_modes_nan_check_keeps_the_recording_and_marks_the_node(shown):
+    """A norm of zero, written out: sqrt sends inf, which becomes NaN (inf * 0) at w * w."""
+    w = torch.tensor([0.0, 0.0], requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True):
+        loss = (w * w).sum().sqrt() * 2
+        with pytest.raises(RuntimeError, match="^Function 'MulBackward0' returned nan values in its 0th output"):
+            show_backward(loss)
+    steps = data(shown)
+    error = steps["error"]
+    order = [steps["nodes"][s["node"]]["name"] for s in steps["steps"]]
+    assert order == ["MulBackward0", "SqrtBackward0", "SumBackward0", "MulBackward0"] and error["step"] == 3
+    assert error["node"] == steps["steps"][3]["node"] and "loss = (w * w).sum().sqrt() * 2" in error["forward"]
+    assert steps["jumps"]["nonfinite"] == 1 and "nonfinite" in steps["nodes"][error["node"]]["marks"]
+    assert steps["steps"][3]["sent"][0]["grad"]["nan"] == 2 and w.grad is None
+    assert "Here backward() raised: Function 'MulBackward0' returned nan values" in steps["steps"][3]["description"]
+
+
+# Marks and jumps
+
+def test_marks_name_the_nodes_with_nan_and_where_the_norm_drops_or_jumps(shown):
+    """A saturated sigmoid: the node before it receives far less than the sigmoid did (vanishing);
+    an exp of a large value: the node before it receives far more (exploding)."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    z = torch.tensor([0.0, 1.0], requires_grad=True)
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        b = (x * 30).sigmoid()  # saturated: its derivative is under 1e-13
+        c = (x * 10).exp()  # its derivative is over 2e4
+        e = z.sqrt()  # sends inf to z
+        loss = b.sum() + c.sum() + e.sum()
+    step_through(loss)
+    steps = data(shown)
+    marked = {(n["label"], n["detail"]): n["marks"] for n in steps["nodes"] if n["marks"]}
+    line = test_marks_name_the_nodes_with_nan_and_where_the_norm_drops_or_jumps.__code__.co_firstlineno + 6
+    assert marked == {("MulBackward0", f"line {line}"): ["vanishing"], ("MulBackward0", f"line {line + 1}"): ["exploding"],
+                      ("SqrtBackward0", f"line {line + 2}"): ["nonfinite"], ("z", "2"): ["nonfinite"]}
+    order = [steps["nodes"][s["node"]]["name"] for s in steps["steps"]]
+    assert order[steps["jumps"]["nonfinite"]] == "SqrtBackward0"
+    norms = [s["received"]["norm"] for s in steps["steps"]]
+    assert norms[steps["jumps"]["largest"]] == max(norms) and norms[steps["jumps"]["smallest"]] == min(norms)
+    assert FAR == 1e4
+
+
+def test_a_small_step_in_the_norm_is_not_marked(shown):
+    x = torch.ones(1000, requires_grad=True)
+    step_through((x * 0.01).mean())  # the mean over 1000 divides the norm by about 30, the 0.01 by 100
+    assert not any(n["marks"] for n in data(shown)["nodes"])
+
+
+# Limits and messages
+
+CHAIN = """\
+import sys, time
+import torch
+sys.path.insert(0, {src!r})
+from autograd_steps.recording import recorded
+from autograd_steps.notebook import show_backward
+
+x = torch.ones(3, requires_grad=True)
+loss = x
+for _ in range(100_000):
+    loss = loss * 1.0
+loss = loss.sum()
+start = time.perf_counter()
+try:
+    {call}
+except ValueError as error:
+    print(f"{{time.perf_counter() - start:.2f}}", error)
+print(x.grad)
+del loss
+"""
+
+
+@pytest.mark.parametrize("call", ["show_backward(loss)", "with recorded(__file__):\n        loss.backward()"])
+def test_a_100000_node_chain_is_refused_at_once_and_freed_without_a_crash(call, tmp_path):
+    script = tmp_path / "chain.py"
+    src = str(__import__("autograd_steps").__path__[0].rsplit("/", 1)[0])
+    script.write_text(CHAIN.format(src=src, call=call))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    seconds, message = run.stdout.split(" ", 1)
+    assert f"it has more than {MAX_NODES:,} nodes (max_nodes={MAX_NODES})" in message
+    assert "Pass a larger max_nodes=, or record a part of the model" in message and "batch" not in message
+    assert message.rstrip().endswith("None") and float(seconds) < 5  # backward() did not run; the count stopped
+
+
+def test_the_limit_stops_the_visit(shown, monkeypatch):
+    described = []
+    real = Recording.describe
+    monkeypatch.setattr(Recording, "describe", lambda self, fn, names: described.append(fn) or real(self, fn, names))
+    x = torch.ones(2, requires_grad=True)
+    loss = x
+    for _ in range(50):
+        loss = loss * 1.0
+    with pytest.raises(ValueError, match=r"step_through refuses this graph: it has more than 10 nodes"):
+        step_through(loss.sum(), max_nodes=10)
+    assert len(described) == 10 and x.grad is None and not shown
+
+
+@pytest.mark.parametrize("call", [show_backward, step_through])
+def test_the_no_grad_fn_error_names_the_function_called(call):
+    with pytest.raises(ValueError, match=rf"^{call.__name__} needs a tensor computed from tensors that require grad"):
+        call(torch.ones(2))
+
+
+def test_the_printed_table_wraps_its_rows_and_notes_the_lines_outside_anomaly_mode(monkeypatch, capsys):
+    monkeypatch.delattr(builtins, "display", raising=False)
+    model = nn.Sequential(nn.Linear(6, 6), nn.Tanh(), nn.Linear(6, 6))
+    loss = model(torch.ones(2, 6)).pow(2).mean()
+    show_backward(loss)
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 100 and len(lines) > 14  # some rows wrap
+    note = " ".join(lines[lines.index("") + 1:])
+    assert note == ("7 of the graph's operations were made outside anomaly mode, so the line that made each is "
+                    "unknown: run the forward pass under torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def test_plain_python_names_the_innermost_line_of_the_readers_file(monkeypatch, tmp_path, capsys):
+    monkeypatch.delattr(builtins, "display", raising=False)
+    script = tmp_path / "mine.py"
+    script.write_text(textwrap.dedent("""\
+        import torch
+        from autograd_steps import step_through
+
+        def double(t):
+            return t * 2
+
+        with torch.autograd.set_detect_anomaly(True, check_nan=False):
+            x = torch.ones(2, requires_grad=True)
+            loss = double(x).sum()
+        step_through(loss)
+        """))
+    shown: list = []
+    monkeypatch.setattr(builtins, "display", shown.append, raising=False)
+    exec(compile(script.read_text(), str(script), "exec"), {"__name__": "__main__"})
+    (mul,) = [n for n in shown[0].data()["nodes"] if n["name"] == "MulBackward0"]
+    assert (mul["detail"], mul["line"], mul["lines"]) == ("line 5", 9, [9, 5])
+    row = next(r for r in shown[0].rows() if r[1] == "MulBackward0")
+    assert row[2] == "5"
+
+
+def test_save_html_writes_the_viewer_of_the_last_backward_pass(monkeypatch, tmp_path, capsys):
+    monkeypatch.delattr(builtins, "display", raising=False)
+    from autograd_steps import notebook
+
+    monkeypatch.setattr(notebook, "shown", [])
+    with pytest.raises(ValueError, match=r"call show_backward\(loss\) first"):
+        save_html(tmp_path / "none.html")
+    x = torch.ones(2, requires_grad=True)
+    show_backward((x * 3).sum())
+    save_html(tmp_path / "steps.html")
+    page = (tmp_path / "steps.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<script>" in page and 'data-node="0"' in page
+    assert "AccumulateGrad (x)" in page and "src=" not in page and "href=" not in page  # nothing fetched
+    assert capsys.readouterr().out.startswith("Step")
+
+
+# Real models
+
+class Poison(torch.autograd.Function):
+    """The identity, whose backward puts a NaN into the gradient it sends."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad = grad.clone()
+        grad.view(-1)[0] = math.nan
+        return grad
+
+
+def transformer_layer():
+    return nn.TransformerEncoderLayer(16, 2, 32, batch_first=True), torch.randn(3, 5, 16)
+
+
+def cnn():
+    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.Dropout(0.2),
+                          nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 4))
+    return model, torch.randn(4, 3, 8, 8)
+
+
+class LSTMHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm, self.head = nn.LSTM(4, 8, batch_first=True), nn.Linear(8, 1)
+
+    def forward(self, x):
+        return self.head(self.lstm(x)[0][:, -1])
+
+
+def encoder():
+    layer = nn.TransformerEncoderLayer(16, 2, 32, batch_first=True)
+    return nn.TransformerEncoder(layer, 6, enable_nested_tensor=False), torch.randn(2, 4, 16)
+
+
+MODELS = {"transformer layer": transformer_layer, "cnn": cnn, "lstm": lambda: (LSTMHead(), torch.randn(3, 6, 4)),
+          "6-layer encoder": encoder}
+POISONED = {"transformer layer": "linear1", "cnn": "4", "lstm": "lstm", "6-layer encoder": "layers.2.linear2"}
+
+
+def gradients(model):
+    return {name: p.grad for name, p in model.named_parameters()}
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_recording_a_real_model_leaves_its_gradients_bitwise_equal(name, shown):
+    torch.manual_seed(0)
+    model, x = MODELS[name]()
+    twin = copy.deepcopy(model)
+    torch.manual_seed(1)
+    model(x).pow(2).mean().backward()
+    torch.manual_seed(1)  # the same dropout
+    with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        loss = twin(x).pow(2).mean()
+    show_backward(loss)
+    plain, recorded = gradients(model), gradients(twin)
+    assert all(torch.equal(plain[k], recorded[k]) for k in plain) and plain.keys() == recorded.keys()
+    steps = data(shown)
+    assert steps["jumps"]["nonfinite"] is None and not any("nonfinite" in n["marks"] for n in steps["nodes"])
+    if name == "6-layer encoder":
+        assert len(steps["nodes"]) == 455 <= MAX_NODES
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_the_first_nan_of_a_real_model_is_found(name, shown):
+    """A NaN put into the gradient in the middle of the model: the first step that has one is its node's."""
+    torch.manual_seed(0)
+    model, x = MODELS[name]()
+    model.get_submodule(POISONED[name]).register_forward_hook(lambda module, args, out: Poison.apply(out) if isinstance(out, torch.Tensor)
+                                 else (Poison.apply(out[0]), *out[1:]))
+    step_through(model(x).pow(2).mean())
+    steps = data(shown)
+    first = steps["jumps"]["nonfinite"]
+    assert first is not None and steps["nodes"][steps["steps"][first]["node"]]["label"] == "Poison (custom)"
+    assert all(s["received"]["nan"] == 0 for s in steps["steps"][:first + 1])
+    assert steps["steps"][first]["sent"][0]["grad"]["nan"] == 1
+
+
+def test_the_default_limit_admits_a_resnet_style_cnn(shown):
+    class Block(nn.Module):
+        def __init__(self, width):
+            super().__init__()
+            self.body = nn.Sequential(nn.Conv2d(width, width, 3, padding=1), nn.BatchNorm2d(width), nn.ReLU(),
+                                      nn.Conv2d(width, width, 3, padding=1), nn.BatchNorm2d(width))
+
+        def forward(self, x):
+            return (x + self.body(x)).relu()
+
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), *(Block(4) for _ in range(150)),
+                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4, 2))
+    twin = copy.deepcopy(model)
+    x = torch.randn(2, 3, 6, 6)
+    model(x).sum().backward()
+    step_through(twin(x).sum())
+    assert 2000 < len(data(shown)["nodes"]) <= MAX_NODES
+    plain, recorded = gradients(model), gradients(twin)
+    assert all(torch.equal(plain[k], recorded[k]) for k in plain)
