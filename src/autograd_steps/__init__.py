@@ -9,6 +9,9 @@ In a notebook (JupyterLab, VS Code), on your own model:
         loss = model(x).pow(2).mean()
     show_backward(loss)  # runs loss.backward() and shows the step-through viewer
 
+In a script, show_backward prints the table of steps; `save_html("steps.html")` then writes
+the viewer as a page of its own.
+
 Modules, one concern each:
 
 - recording.py  the recorder (`Recording`; `recorded`, which the site's build runs around a

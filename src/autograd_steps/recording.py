@@ -36,7 +36,6 @@ table otherwise. `autograd_steps.show_backward` shows the viewer itself in a not
 import ast
 import builtins
 import contextlib
-import functools
 import linecache
 import math
 import os
@@ -688,6 +687,8 @@ def summary(tensor: torch.Tensor | None) -> Summary | None:
         return None
     t = tensor.detach()
     dtype, layout = str(t.dtype).removeprefix("torch."), "nested" if t.is_nested else str(t.layout).removeprefix("torch.")
+    if layout == "strided" and t.numel() <= SMALL:
+        return small(t.tolist(), list(t.shape), dtype)
     described = size_text(t)
     if t.is_nested:
         values = torch.cat([p.flatten() for p in t.unbind()])
@@ -699,14 +700,11 @@ def summary(tensor: torch.Tensor | None) -> Summary | None:
         values = t
     if layout.startswith("sparse"):
         described += f" sparse ({values.numel()} stored values)"
-    shape = None if t.is_nested else list(t.shape)
-    if layout == "strided" and t.numel() <= SMALL:
-        return small(t.tolist(), shape, dtype)
     if values.is_complex():
         values, described = values.abs(), f"{described} {dtype}"
     elif not values.is_floating_point():
         values = values.to(torch.float32)  # a saved mask or index
-    nan, inf, norm, least, most = statistics(values.flatten())
+    nan, inf, norm, least, most = statistics(values)
     text = f"{described}, {f'{nan} NaN, ' if nan else ''}{f'{inf} inf, ' if inf else ''}"
     if least is None or most is None:
         text += "no finite values"
@@ -714,11 +712,11 @@ def summary(tensor: torch.Tensor | None) -> Summary | None:
         finite = f" (of the {values.numel() - nan - inf} finite)" if nan or inf else ""
         size = "|z| " if t.is_complex() else ""
         text += f"norm {number(norm)}{finite}, {size}from {number(least)} to {number(most)}"
-    return {"shape": shape, "values": None, "text": text, "nan": nan, "inf": inf, "norm": norm,
+    return {"shape": None if t.is_nested else list(t.shape), "values": None, "text": text, "nan": nan, "inf": inf, "norm": norm,
             "min": least, "max": most, "dtype": dtype, "layout": layout}
 
 
-def small(values: float | complex | list[Any], shape: list[int], dtype: str) -> Summary:
+def small(values: Any, shape: list[int], dtype: str) -> Summary:
     """A small dense tensor's summary, from its values (`tolist()`)."""
     flat = [abs(v) for v in flatten(values)] if "complex" in dtype else [float(v) for v in flatten(values)]
     finite = [v for v in flat if math.isfinite(v)]
@@ -733,7 +731,7 @@ def flatten(values: float | complex | list[Any]) -> list[Any]:
 
 
 def statistics(values: torch.Tensor) -> tuple[int, int, float, float | None, float | None]:
-    """(NaN count, inf count, norm, min, max) of the finite values of a 1-d real tensor."""
+    """(NaN count, inf count, norm, min, max) of the finite values of a real tensor (not copied)."""
     if values.numel() == 0:
         return 0, 0, 0.0, None, None
     norm, least, most = torch.stack([torch.linalg.vector_norm(values), *torch.aminmax(values)]).tolist()
