@@ -26,7 +26,13 @@ What is recorded:
   along each edge (seen by a hook on each node);
 - what each node saved for backward (`_saved_*` of built-in nodes,
   `saved_tensors` of a custom Function's `ctx`), read before backward
-  frees it.
+  frees it;
+- of each gradient and saved tensor: how many values are NaN and inf, and the
+  norm and range of the finite ones (`summary`); each node's marks (NaN or
+  inf, a norm far below or above what its senders received) and the steps to
+  jump to (`Recording.mark`);
+- where backward() raises: the steps until then, the node that raised and
+  the forward call that made it, before the exception is raised again.
 
 The result is shown with `display()` where one exists (Jupyter, and the
 site's build, which draws it as a step-through viewer) and printed as a
@@ -52,7 +58,7 @@ from torch.autograd.graph import Node as Fn
 
 STEPS = "application/vnd.snippet.steps+json"
 SMALL = 8  # tensors with at most this many elements are recorded value by value
-MAX_NODES = 5000  # larger graphs are refused: Graphviz's dot takes over 15 s to lay one out
+MAX_NODES = 5000  # larger graphs are refused: more than Graphviz's dot lays out quickly
 UNKNOWN = ("{count} of the graph's operations were made outside anomaly mode, so the line that made each "
            "is unknown: run the forward pass under torch.autograd.set_detect_anomaly(True, check_nan=False).")
 FAR = 1e4  # a node whose gradient's norm is this many times below (above) its senders' is "vanishing" ("exploding")
