@@ -22,7 +22,8 @@ and once more in this process as a notebook's `show_backward` shows it:
 
 The second case is a real layer: a TransformerEncoderLayer (d_model 256, 8 heads, feed-forward
 1024) on an input of 32×128×256, its loss the mean square of its output, run in four ways, each
-in a fresh process (`--variant`), `--model-repeats` times after one run not counted:
+in a process of its own, the four in turn, `--model-repeats` rounds after one not counted (and
+with `--before path/to/main/src`, the four again with the code before a change, in the same turns):
 
   plain     the forward pass and loss.backward()
   anomaly   both under torch.autograd.set_detect_anomaly(True, check_nan=False)
@@ -35,10 +36,10 @@ memory the process had once the layer and its input were made (torch's CPU tenso
 by tracemalloc).
 
 Writes the medians and the ratios to bench/results/step_through_overhead.json
-with the provenance; `--case transformer --label before` replaces only that case's figures
-under that label.
+with the provenance; `--case` runs one case and replaces only its figures there.
 
     .venv/bin/python bench/step_through_overhead.py [--repeats 30] [--case snippets|transformer]
+        [--model-repeats 9] [--before ../main/src]
 """
 
 import argparse
@@ -97,9 +98,10 @@ def stepped_through():
 VARIANTS = ("plain", "anomaly", "table", "viewer")
 
 
-def transformer_run(variant, repeats):
-    """One variant of the transformer case in this process: {"seconds": median, "peak_mb": ...,
-    "added_mb": peak less the memory before the first run}."""
+def transformer_variant(variant):
+    """Serve one variant of the transformer case from this process: after "ready" (the memory the
+    process has once the layer and its input are made), each line "run" on stdin runs it once and
+    prints its seconds; "end" prints the process's peak memory and what the runs added to it."""
     import torch
 
     from autograd_steps.notebook import show_backward
@@ -124,30 +126,50 @@ def transformer_run(variant, repeats):
                 show_backward(loss)
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    run()  # warms up, not counted
-    seconds = statistics.median(timed(run)[0] for _ in range(repeats))
+    print("ready", flush=True)
+    for line in sys.stdin:
+        if line.strip() == "end":
+            break
+        print(timed(run)[0], flush=True)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"seconds": seconds, "peak_mb": peak, "added_mb": peak - before}
+    print(json.dumps({"peak_mb": peak, "added_mb": peak - before}), flush=True)
 
 
-def transformer(repeats):
-    """Each variant in a fresh process, with the ratios the targets name."""
-    found = {}
-    for variant in VARIANTS:
-        out = subprocess.run([sys.executable, __file__, "--variant", variant, "--model-repeats", str(repeats)],
-                             capture_output=True, text=True, check=True).stdout
-        found[variant] = json.loads(out.splitlines()[-1])
-        print(f"{variant:8} {found[variant]['seconds']:7.3f} s  peak {found[variant]['peak_mb']:7.0f} MB  "
-              f"added {found[variant]['added_mb']:6.0f} MB", flush=True)
-    plain, anomaly, viewer = found["plain"], found["anomaly"], found["viewer"]
-    ratios = {"viewer_vs_anomaly": viewer["seconds"] / anomaly["seconds"],
-              "viewer_vs_plain": viewer["seconds"] / plain["seconds"],
-              "table_vs_plain": found["table"]["seconds"] / plain["seconds"],
-              "viewer_peak_vs_plain": viewer["peak_mb"] / plain["peak_mb"],
-              "viewer_added_vs_plain": viewer["added_mb"] / plain["added_mb"]}
-    print("  ".join(f"{k} {v:.2f}" for k, v in ratios.items()))
-    return {"repeats": repeats, "variants": found, "ratios": ratios,
-            "targets": {"viewer_vs_anomaly": 1.5, "viewer_vs_plain": 2.0, "viewer_peak_vs_plain": 1.15}}
+def transformer(repeats, codes):
+    """Each variant of each code ({name: the src folder it imports autograd_steps from}) in a
+    process of its own, run in turn, once each (not counted), then `repeats` rounds, so that a
+    change in the machine's load falls on all alike; the medians, memory and ratios."""
+    children = {}
+    for code, src in codes.items():
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(ROOT / "src")])}
+        for variant in VARIANTS:
+            child = subprocess.Popen([sys.executable, __file__, "--variant", variant], env=env, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            assert child.stdout.readline().strip() == "ready", f"{code} {variant} did not start"
+            children[code, variant] = child
+    times = {key: [] for key in children}
+    for _ in range(repeats + 1):
+        for key, child in children.items():
+            child.stdin.write("run\n")
+            child.stdin.flush()
+            times[key].append(float(child.stdout.readline()))
+    found = {code: {} for code in codes}
+    for (code, variant), child in children.items():
+        memory = json.loads(child.communicate("end\n")[0].splitlines()[-1])
+        found[code][variant] = {"seconds": statistics.median(times[code, variant][1:]), **memory}
+        print(f"{code:8} {variant:8} {found[code][variant]['seconds']:7.3f} s  peak {memory['peak_mb']:7.0f} MB  "
+              f"added {memory['added_mb']:6.0f} MB", flush=True)
+    ratios = {}
+    for code, variants in found.items():
+        plain, anomaly, viewer = variants["plain"], variants["anomaly"], variants["viewer"]
+        ratios[code] = {"viewer_vs_anomaly": viewer["seconds"] / anomaly["seconds"],
+                        "viewer_vs_plain": viewer["seconds"] / plain["seconds"],
+                        "table_vs_plain": variants["table"]["seconds"] / plain["seconds"],
+                        "viewer_peak_vs_plain": viewer["peak_mb"] / plain["peak_mb"],
+                        "viewer_added_vs_plain": viewer["added_mb"] / plain["added_mb"]}
+        print(code, "  ".join(f"{k} {v:.2f}" for k, v in ratios[code].items()))
+    return {"repeats": repeats, "src": {code: str(src) for code, src in codes.items()}, "variants": found,
+            "ratios": ratios, "targets": {"viewer_vs_anomaly": 1.5, "viewer_vs_plain": 2.0, "viewer_peak_vs_plain": 1.15}}
 
 
 def main(argv=None):
@@ -155,18 +177,18 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--case", choices=["snippets", "transformer", "both"], default="both")
     parser.add_argument("--model-repeats", type=int, default=9)
-    parser.add_argument("--label", default="current", help="the name the transformer's figures are kept under")
-    parser.add_argument("--variant", choices=VARIANTS, help="run one variant of the transformer here, print JSON")
+    parser.add_argument("--before", help="a src folder of the code before a change (a checkout of main): "
+                                         "the transformer runs with it too, in turn with this code")
+    parser.add_argument("--variant", choices=VARIANTS, help=argparse.SUPPRESS)  # a process of transformer()
     args = parser.parse_args(argv)
     if args.variant:
-        print(json.dumps(transformer_run(args.variant, args.model_repeats)))
-        return
+        return transformer_variant(args.variant)
     out = ROOT / "bench" / "results" / "step_through_overhead.json"
     data = json.loads(out.read_text()) if out.exists() else {}
     if args.case != "snippets":
-        data.setdefault("transformer", {})[args.label] = {
-            "provenance": provenance("date command python torch platform cpu cores threads", __file__, argv),
-            **transformer(args.model_repeats)}
+        codes = {"current": ROOT / "src", **({"before": args.before} if args.before else {})}
+        data["transformer"] = {"provenance": provenance("date command python torch platform cpu cores threads",
+                                                        __file__, argv), **transformer(args.model_repeats, codes)}
     if args.case != "transformer":
         data.update(snippets(args.repeats, argv))
     out.write_text(json.dumps(data, indent=2) + "\n")
