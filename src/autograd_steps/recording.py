@@ -92,7 +92,7 @@ class Node(TypedDict):
     name: str  # the type of the grad_fn: "MulBackward0", "AccumulateGrad"
     kind: Literal["leaf", "op", "custom"]
     label: str  # a leaf's name ("x", "model.0.weight", or "AccumulateGrad"); a custom Function's "Name (custom)";
-    # "compiled region" for the node of a region torch.compile compiled (AOTAutograd's CompiledFunctionBackward)
+    # "compiled region" (kind "custom") for the node of a region torch.compile compiled (CompiledFunctionBackward)
     detail: str  # a leaf's shape ("3×4", "scalar"); an operation's "line n", or ""
     line: int | None  # the line of the file that made it (a leaf: that bound its name)
     lines: list[int]  # every line of the file in the stack that made it, outermost first
