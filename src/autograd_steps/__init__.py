@@ -2,10 +2,9 @@
 
 In a notebook (JupyterLab, VS Code), on your own model:
 
-    import torch
-    from autograd_steps import show_backward
+    from autograd_steps import show_backward, watch_forward
 
-    with torch.autograd.set_detect_anomaly(True, check_nan=False):  # each node keeps its line
+    with watch_forward():  # each node keeps its line and the path of the module that made it
         loss = model(x).pow(2).mean()
     show_backward(loss)  # runs loss.backward() and shows the step-through viewer
 
@@ -15,8 +14,8 @@ the viewer as a page of its own.
 Modules, one concern each:
 
 - recording.py  the recorder (`Recording`; `recorded`, which the site's build runs around a
-                snippet; `step_through`, which prints the table of steps); a file that also
-                works alone, beside a script
+                snippet; `step_through`, which prints the table of steps; `watch_forward`, put
+                around a forward pass); a file that also works alone, beside a script
 - layout.py     the recorded graph laid out by Graphviz's dot
 - view.py       the viewer's HTML (the site's and the notebook's), with assets/steps.js and
                 assets/steps.css
@@ -29,7 +28,8 @@ process that has no use for torch (1.3 s to import).
 import importlib
 
 MODULES = {"show_backward": "notebook", "save_html": "notebook", "Viewer": "notebook",
-           "step_through": "recording", "recorded": "recording", "Recording": "recording", "STEPS": "recording"}
+           "step_through": "recording", "recorded": "recording", "Recording": "recording", "STEPS": "recording",
+           "watch_forward": "recording"}
 __all__ = list(MODULES)
 
 

@@ -17,10 +17,14 @@ What is recorded:
   (`next_functions`), and for an `AccumulateGrad` the name the code gave
   its leaf (`x`, or `model.0.weight` for a parameter of `model`);
 - the line that created each node, for nodes made under anomaly mode (which
-  `recorded` turns on; `step_through` needs the forward pass run under
-  `torch.autograd.set_detect_anomaly(True, check_nan=False)`), in which every
-  node keeps the Python stack of the operation that created it
+  `recorded` turns on; `step_through` needs the forward pass run within
+  `watch_forward()`, or `torch.autograd.set_detect_anomaly(True, check_nan=False)`),
+  in which every node keeps the Python stack of the operation that created it
   (`node.metadata["traceback_"]`), and the line that made each named leaf;
+- the module whose forward made each node (`model.layers.1.self_attn`), for
+  nodes made within `watch_forward()` (which `recorded` runs);
+- a region that torch.compile compiled as one node, AOTAutograd's
+  `CompiledFunctionBackward`, labelled "compiled region";
 - the order in which the engine ran the nodes, seen by a pre-hook on each
   node, and the gradients that arrived at each node and that it sent on
   along each edge (seen by a hook on each node);
@@ -40,6 +44,7 @@ table otherwise. `autograd_steps.show_backward` shows the viewer itself in a not
 """
 
 import ast
+import bisect
 import builtins
 import contextlib
 import linecache
@@ -48,6 +53,7 @@ import os
 import re
 import sys
 import textwrap
+import threading
 import types
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -55,6 +61,7 @@ from typing import Any, Literal, NotRequired, TypedDict, cast
 
 import torch
 from torch.autograd.graph import Node as Fn
+from torch.utils._pytree import tree_leaves
 
 STEPS = "application/vnd.snippet.steps+json"
 SMALL = 8  # tensors with at most this many elements are recorded value by value
@@ -64,6 +71,7 @@ UNKNOWN = ("{count} of the graph's operations were made outside anomaly mode, so
 FAR = 1e4  # a node whose gradient's norm is this many times below (above) its senders' is "vanishing" ("exploding")
 Grads = tuple[torch.Tensor | None, ...]  # what a node's hooks are given
 Mark = Literal["nonfinite", "vanishing", "exploding"]
+TORCH = os.path.join(os.path.dirname(torch.__file__), "")  # torch's own files
 FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in [^\n]*\n(?P<code>[^\n]*)')
 
 
@@ -98,14 +106,16 @@ class Node(TypedDict):
     id: int
     name: str  # the type of the grad_fn: "MulBackward0", "AccumulateGrad"
     kind: Literal["leaf", "op", "custom"]
-    label: str  # a leaf's name ("x", "model.0.weight", or "AccumulateGrad"); a custom Function's "Name (custom)"
+    label: str  # a leaf's name ("x", "model.0.weight", or "AccumulateGrad"); a custom Function's "Name (custom)";
+    # "compiled region" (kind "custom") for the node of a region torch.compile compiled (CompiledFunctionBackward)
     detail: str  # a leaf's shape ("3×4", "scalar"); an operation's "line n", or ""
     line: int | None  # the line of the file that made it (a leaf: that bound its name)
     lines: list[int]  # every line of the file in the stack that made it, outermost first
     where: list[Frame]  # the frames of the stack that made it in the file's folder, outermost first
+    module: str  # the path of the innermost module whose forward made it ("model.layers.1.self_attn"), or ""
     saved: list[Saved]
     marks: list[Mark]  # what is wrong with the gradients it received or sent (`mark`)
-    attributes: NotRequired[list[Attribute]]  # a custom Function's only
+    attributes: NotRequired[list[Attribute]]  # a custom Function's only (not a compiled region's)
 
 
 class RecordedNode(Node):
@@ -212,9 +222,9 @@ def show(recording: "Recording") -> None:
 
 @contextlib.contextmanager
 def recorded(path: str, max_nodes: int = MAX_NODES) -> Iterator[None]:
-    """Within the block, anomaly mode is on and every `backward()` called from the code of
-    the file `path` on one tensor is recorded and shown as it runs (as `step_through` does);
-    other calls run as they are."""
+    """Within the block, the forward pass is watched (`watch_forward`) and every `backward()` called
+    from the code of the file `path` on one tensor is recorded and shown as it runs (as `step_through`
+    does); other calls run as they are."""
     path = os.path.abspath(path)
     real = torch.autograd.backward
 
@@ -232,7 +242,7 @@ def recorded(path: str, max_nodes: int = MAX_NODES) -> Iterator[None]:
 
     torch.autograd.backward = backward
     try:
-        with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        with watch_forward():
             yield
     finally:
         torch.autograd.backward = real
@@ -249,6 +259,109 @@ def names(frame: types.FrameType) -> dict[int, str]:
                 for param_name, param in value.named_parameters():
                     found.setdefault(id(param), f"{name}.{param_name}")
     return found
+
+
+MODULE = "autograd_steps.module"  # the key in a node's metadata of the path of the module whose forward made it
+
+
+@contextlib.contextmanager
+def watch_forward() -> Iterator[None]:
+    """Put around a forward pass in place of `torch.autograd.set_detect_anomaly(True, check_nan=False)`:
+    anomaly mode keeps each node's line, and each node made inside a module's forward keeps the
+    path of that module (the innermost one), `model.layers.1.self_attn`, in its metadata under MODULE.
+    A path starts with the name the calling code gives the outermost module called (`model` of
+    `model(x)`; its class's name where no variable holds it), as a parameter's leaf is named."""
+    calls = ModuleCalls()
+    handles = [torch.nn.modules.module.register_module_forward_pre_hook(calls.enter),
+               torch.nn.modules.module.register_module_forward_hook(calls.exit, always_call=True)]
+    try:
+        with torch.autograd.set_detect_anomaly(True, check_nan=False):
+            yield
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+class Call(TypedDict):
+    """A module's call: the sequence numbers of the nodes made during it, from `start` up to `end`."""
+    path: str
+    start: int
+    end: int
+    parent: int  # the index of the call it was made in; -1 for the outermost
+
+
+class ModuleCalls:
+    """The module calls of a forward pass, seen by global forward hooks. Autograd numbers the nodes
+    a thread makes in order (`fn._sequence_nr()`), so a call holds the nodes numbered from where the
+    count stood when it began to where it stood when it returned: when the outermost call returns,
+    each node it made that its outputs reach is tagged with the innermost call holding its number."""
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()  # the thread of the forward pass: another's numbers are its own
+        self.paths: dict[int, str] = {}  # id(module) -> path, for the outermost module and those it holds
+        self.calls: list[Call] = []  # the outermost call and those made in it, in the order they began
+        self.starts: list[int] = []  # their start, in that order
+        self.running: list[int] = []  # the calls not yet returned, outermost first
+
+    def enter(self, module: torch.nn.Module, args: object) -> None:
+        if torch.compiler.is_compiling() or threading.get_ident() != self.thread:
+            return  # traced by torch.compile: the compiled region's node is made by the call that runs it
+        if not self.running:
+            root = module_name(module)
+            self.paths = {id(m): f"{root}.{name}" if name else root for name, m in module.named_modules()}
+            self.calls, self.starts = [], []
+        start = torch.autograd._get_sequence_nr()  # the number the next node made will have
+        self.calls.append({"path": self.paths.get(id(module)) or module_name(module), "start": start,
+                           "end": start, "parent": self.running[-1] if self.running else -1})
+        self.starts.append(start)
+        self.running.append(len(self.calls) - 1)
+
+    def exit(self, module: torch.nn.Module, args: object, output: object) -> None:
+        if torch.compiler.is_compiling() or threading.get_ident() != self.thread:
+            return
+        self.calls[self.running.pop()]["end"] = torch.autograd._get_sequence_nr()
+        if not self.running:
+            self.tag(output)
+
+    def tag(self, output: object) -> None:
+        """Each node the outermost call made that its output reaches (an error's None reaches none)."""
+        start, end = self.calls[0]["start"], self.calls[0]["end"]
+        stack = [t.grad_fn for t in tree_leaves(output) if isinstance(t, torch.Tensor)]
+        seen: dict[int, Fn] = {}  # kept alive while walking: a node's Python object, once freed, may get a new id
+        while stack:
+            fn = stack.pop()
+            if fn is None or id(fn) in seen or not start <= fn._sequence_nr() < end:
+                continue  # made before the call (or a leaf's AccumulateGrad, which has no number)
+            seen[id(fn)] = fn
+            cast(dict[str, Any], fn.metadata)[MODULE] = self.innermost(fn._sequence_nr())
+            stack.extend(next_fn for next_fn, _ in fn.next_functions)
+
+    def innermost(self, number: int) -> str:
+        """The path of the innermost call holding a node's number: calls nest, so it is the last to
+        begin before the node was made, or the one that call was made in, and so on out."""
+        i = bisect.bisect_right(self.starts, number) - 1
+        while self.calls[i]["end"] <= number:
+            i = self.calls[i]["parent"]
+        return self.calls[i]["path"]
+
+
+def compiled(function: type) -> bool:
+    """Whether a Function is the one AOTAutograd makes of a region torch.compile compiled."""
+    return function.__module__.startswith("torch._functorch.")
+
+
+def module_name(module: torch.nn.Module) -> str:
+    """The name of the first variable holding the module in the code that called it (the first frame
+    outside torch; not `_`, IPython's last output), or its class's name where none does."""
+    frame: types.FrameType | None = sys._getframe(1)
+    while frame is not None and (frame.f_code.co_filename.startswith(TORCH) or frame.f_code.co_filename == __file__):
+        frame = frame.f_back
+    if frame is not None:
+        for scope in (frame.f_locals, frame.f_globals):
+            name = next((n for n, value in scope.items() if value is module and not n.startswith("_")), None)
+            if name:
+                return name
+    return type(module).__name__
 
 
 class Recording:
@@ -311,6 +424,8 @@ class Recording:
         else:
             custom = getattr(fn, "_forward_cls", None)
             kind, label = ("custom", f"{custom.__name__} (custom)") if custom else ("op", name)
+            if custom and compiled(custom):  # its ctx holds AOTAutograd's state, not the reader's
+                label, custom = "compiled region", None
             where = self.where(fn)
             sequence = fn._sequence_nr()
         lines = [frame["line"] for frame in where if frame["file"] == self.file]
@@ -319,7 +434,8 @@ class Recording:
             detail = f"line {lines[-1]}" if lines else ""  # the innermost, which the code panel highlights
         node: RecordedNode = {"fn": fn, "id": -1, "name": name, "sequence": sequence,  # numbered once sorted
                               "saved": saved(fn), "kind": kind, "label": label, "detail": detail, "where": where,
-                              "lines": lines, "line": line, "marks": []}
+                              "lines": lines, "line": line, "marks": [],
+                              "module": cast(dict[str, Any], fn.metadata).get(MODULE, "")}
         if custom:  # what forward kept on ctx besides tensors (ctx.alpha = alpha)
             node["attributes"] = [{"name": k, "value": repr(v)} for k, v in vars(fn).items()]
         return node
@@ -575,7 +691,7 @@ def public(node: RecordedNode) -> Node:
     """A node as the data has it: without its grad_fn and its place in the forward pass."""
     found: Node = {"id": node["id"], "name": node["name"], "kind": node["kind"], "label": node["label"],
                    "detail": node["detail"], "line": node["line"], "lines": node["lines"], "where": node["where"],
-                   "saved": node["saved"], "marks": node["marks"]}
+                   "module": node["module"], "saved": node["saved"], "marks": node["marks"]}
     if "attributes" in node:
         found["attributes"] = node["attributes"]
     return found
