@@ -21,6 +21,7 @@ SVG_NS = "http://www.w3.org/2000/svg"
 ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
 FILLS = {"leaf": "#dce6ff", "custom": "#ffe3cc", "op": "white"}
+BADGES = {"nonfinite": "⚠ NaN/inf", "vanishing": "↓ vanishing", "exploding": "↑ exploding"}  # a marked node's last line
 MAX_NODES = 300  # more than a viewer can show legibly, and than a reader can step through
 
 
@@ -34,7 +35,8 @@ def quoted(text: str) -> str:
 
 def dot_source(steps: Data) -> str:
     """The graph as torchviz draws one: the leaves (each one's AccumulateGrad node) at the top,
-    the output at the bottom; arrows point the way gradients flow, up from the output."""
+    the output at the bottom; arrows point the way gradients flow, up from the output. A node
+    names its module, and its marks in words."""
     lines = ['digraph {', 'graph [rankdir=BT nodesep=0.3 ranksep=0.35]',
              'node [fontsize=14 fontname=Helvetica shape=box style="rounded,filled" height=0.4]',
              'edge [arrowsize=0.7]']
@@ -43,21 +45,26 @@ def dot_source(steps: Data) -> str:
         if node["kind"] == "leaf":  # the node is the leaf's AccumulateGrad: its leaf's name and shape
             named = node["label"] != "AccumulateGrad"
             text = ["AccumulateGrad", f"{node['label']} ({node['detail']})" if named else node["detail"]]
+        text += [node["module"]] + [BADGES[mark] for mark in node["marks"]]
         label = quoted("\n".join(t for t in text if t)).replace("\n", "\\n")
-        lines.append(f'n{node["id"]} [label={label} id="steps-node-{node["id"]}" fillcolor="{FILLS[node["kind"]]}"]')
+        marked = " peripheries=2" if node["marks"] else ""  # a double outline, besides the colour steps.css gives
+        lines.append(f'n{node["id"]} [label={label} id="steps-node-{node["id"]}" fillcolor="{FILLS[node["kind"]]}"'
+                     f"{marked}]")
     lines += [f'n{e["from"]} -> n{e["to"]} [id="steps-edge-{e["id"]}"]' for e in steps["edges"]]
     return "\n".join([*lines, "}"])
 
 
 def svg(steps: Data) -> str | None:
-    """The graph as SVG: the group of node i marked data-node="i", of edge k data-edge="k", without
-    ids, classes or titles (they would clash between two viewers of one page, or show as
-    tooltips); None where Graphviz is not installed."""
+    """The graph as SVG, sized in pixels: the group of node i marked data-node="i", of edge k
+    data-edge="k", without ids, classes or titles (they would clash between two viewers of one
+    page, or show as tooltips); None where Graphviz is not installed."""
     dot = shutil.which("dot")
     if dot is None:
         return None
     text = subprocess.run([dot, "-Tsvg"], input=dot_source(steps), capture_output=True, text=True, check=True).stdout
     root = ET.fromstring(text[text.index("<svg"):])
+    for size in ("width", "height"):  # Graphviz's points as pixels: a label's 14 points are 14 px tall
+        root.set(size, root.get(size, "").removesuffix("pt"))
     for parent in root.iter():
         for child in [c for c in parent if c.tag == f"{{{SVG_NS}}}title"]:
             parent.remove(child)
