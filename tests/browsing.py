@@ -167,7 +167,8 @@ def copy_with_buttons(page, last=False):
 
 # The viewer's state, once drawn: its step counter; what is wrong with the Next button, the
 # step's text, the highlighted line of code or a current node (off screen, or something drawn
-# over its centre); whether Next can still be pressed, and where the middle of the button is.
+# over its centre); how many current nodes are wrong so; whether Next can still be pressed, and
+# where the middle of the button is.
 STEP_ON_SCREEN = """async viewer => {
   await TWO_FRAMES;
   const next = viewer.querySelector(".snippet-steps__controls button[data-go='1']");
@@ -184,5 +185,6 @@ STEP_ON_SCREEN = """async viewer => {
           lines: lines.length, nodes: nodes.length, last: next.getAttribute("aria-disabled") === "true",
           wrong: [next, text, ...lines, ...nodes].map(e => [e, wrong(e)]).filter(([, what]) => what)
                                            .map(([e, what]) => `${e.outerHTML.slice(0, 60)}: ${what}`),
+          nodesWrong: [...nodes].filter(e => wrong(e)).length,
           x: r.x + r.width / 2, y: r.y + r.height / 2};
 }""".replace("TWO_FRAMES", TWO_FRAMES)

@@ -322,7 +322,8 @@ def test_the_step_through_viewer_shows_each_step_of_the_recording(browser, urls,
 def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(browser, urls, name, n, width, height):
     """At 1280×800 and on a phone, at every step in both modes, the controls, the step's text, the
     highlighted line of code and the current node are on screen together, none covered (by the
-    page's header or back-to-top button); Next is pressed where the reader sees it."""
+    page's header or back-to-top button); Next is pressed where the reader sees it. A line of
+    Forward mode that adds nodes too far apart for a phone's screen shows the first of them."""
     page = open_page(browser, urls[name], width=width, height=height, reduced_motion="reduce")
     viewer = page.locator("figure.snippet-steps").nth(n)
     assert viewer.get_by_role("button", name="Next", exact=True).count() == 1
@@ -333,14 +334,17 @@ def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(brow
         page.wait_for_timeout(50)
     assert page.locator(".md-top").is_visible()
     for mode in ("Backward", "Forward, line by line"):
-        press(viewer.get_by_role("button", name=mode))
+        press(viewer.get_by_role("button", name=mode, exact=True))
         step = 1
         while True:
             shown = viewer.evaluate(STEP_ON_SCREEN)
             where = f"{name} viewer {n + 1} at {width} px, {mode} step {step}"
             assert shown["counter"].startswith(f"Step {step} of "), where
             assert shown["lines"] == 1 and shown["nodes"] >= 1, where
-            assert shown["wrong"] == [], where
+            if mode == "Backward" or width == 1280:
+                assert shown["wrong"] == [], where
+            else:
+                assert len(shown["wrong"]) == shown["nodesWrong"] < shown["nodes"], where
             if shown["last"]:
                 break
             page.mouse.click(shown["x"], shown["y"])

@@ -17,10 +17,21 @@
 
   const motion = () => (reduced.matches ? "instant" : "smooth");
 
-  // Scroll `box`, never the page, so that `el` shows inside it, centred where it was out. The
-  // box scrolls by its own CSS pixels, which a notebook's output zooms (steps.css).
-  function reveal(box, el) {
-    const b = box.getBoundingClientRect(), e = el.getBoundingClientRect(), scale = b.width / box.offsetWidth || 1;
+  // The smallest rectangle around elements' boxes.
+  function around(elements) {
+    const rs = elements.map(el => el.getBoundingClientRect());
+    const [left, top] = [Math.min(...rs.map(r => r.left)), Math.min(...rs.map(r => r.top))];
+    const [right, bottom] = [Math.max(...rs.map(r => r.right)), Math.max(...rs.map(r => r.bottom))];
+    return {left, top, right, bottom, width: right - left, height: bottom - top};
+  }
+
+  // Scroll `box`, never the page, so that the elements show inside it (the first of them where
+  // not all fit), centred where they were out. The box scrolls by its own CSS pixels, which a
+  // notebook's output zooms (steps.css).
+  function reveal(box, ...elements) {
+    const b = box.getBoundingClientRect(), scale = b.width / box.offsetWidth || 1;
+    let e = around(elements);
+    if (e.width > box.clientWidth * scale || e.height > box.clientHeight * scale) e = around(elements.slice(0, 1));
     const [right, bottom] = [b.left + box.clientWidth * scale, b.top + box.clientHeight * scale];  // inside the scroll bars
     const top = e.top < b.top || e.bottom > bottom ? e.top - b.top - (bottom - b.top - e.height) / 2 : 0;
     const left = e.left < b.left || e.right > right ? e.left - b.left - Math.max(0, (right - b.left - e.width) / 2) : 0;
@@ -30,7 +41,7 @@
   // What scrolls the viewer up and down: the page, or in JupyterLab the notebook's panel; and
   // the part of the screen it shows, [top, bottom], below the site's header.
   function scroller(figure) {
-    for (let e = figure.parentElement; e; e = e.parentElement) {
+    for (let e = figure.parentElement; e && e !== document.body; e = e.parentElement) {
       const overflow = getComputedStyle(e).overflowY;
       if ((overflow === "auto" || overflow === "scroll") && e.scrollHeight > e.clientHeight) {
         const r = e.getBoundingClientRect();
@@ -111,9 +122,9 @@
     // Scroll the code and the graph to what the step marks.
     function revealStep() {
       if (lit) reveal(code, lit);
-      const current = graph.querySelector(".is-current");
-      if (current) reveal(graph, current);
-      return current;
+      const current = [...graph.querySelectorAll(".is-current")];
+      if (current.length) reveal(graph, ...current);
+      return current[0];
     }
 
     // ... and the page to the viewer, the boxes fitted first to the controls' new height.
@@ -202,8 +213,7 @@
       zoom = Math.min(Math.max(z, fit), 4);
       svg.style.width = `${width * zoom}px`;
       svg.style.height = `${height * zoom}px`;
-      const current = graph.querySelector(".is-current");
-      if (current) reveal(graph, current);
+      revealStep();
     }
     figure.querySelectorAll("[data-zoom]").forEach(button => button.addEventListener("click", () => {
       setZoom({in: zoom * ZOOM, out: zoom / ZOOM, reset: 1}[button.dataset.zoom]);
