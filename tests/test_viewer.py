@@ -7,14 +7,17 @@ step's text on screen together at every step of a transformer's backward pass.
 The recordings are real (`record`); the fields the recorder adds for the viewer (NaN and inf
 counts, marks, modules, jumps, an error) are added by `with_fields` from what the recording has."""
 
+import contextlib
 import math
 import re
 import runpy
 import sys
 import textwrap
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import torch
 from browsing import PHONE, SHOTS, STEP_ON_SCREEN, TWO_FRAMES
 
 from autograd_steps import layout, view
@@ -22,8 +25,8 @@ from autograd_steps import layout, view
 DETECT = "with torch.autograd.set_detect_anomaly(True, check_nan=False):"
 
 
-def record(tmp_path, code, name="mine.py"):
-    """The recording of `loss.backward()`, `loss` made by `code` (run as the file `name`)."""
+def recording_of(tmp_path, code, name, **variables):
+    """The Recording of `loss.backward()`, `loss` made by `code` (run as the file `name`, with `variables`)."""
     path = tmp_path / name
     path.write_text(textwrap.dedent(code) + textwrap.dedent("""\
         import sys as _sys
@@ -31,7 +34,53 @@ def record(tmp_path, code, name="mine.py"):
         recording = _Recording(loss, _names(_sys._getframe()), __file__)
         recording.run(loss.backward)
         """))
-    return runpy.run_path(str(path), run_name="__main__")["recording"].data()
+    return runpy.run_path(str(path), variables, run_name="__main__")["recording"]
+
+
+def record(tmp_path, code, name="mine.py"):
+    """The recording's data."""
+    return recording_of(tmp_path, code, name).data()
+
+
+@contextlib.contextmanager
+def traced(model, spans):
+    """While the block runs, each run of a submodule's forward is appended to `spans` as (the
+    sequence number of its first node, of its last + 1, its path): the module that made a node."""
+    def number():
+        return torch.ones((), requires_grad=True).mul(1).grad_fn._sequence_nr()
+
+    running = []
+
+    def pre(path):
+        return lambda module, args: running.append((path, number()))
+
+    def post(module, args, output):
+        path, first = running.pop()
+        spans.append((first, number(), path))
+
+    handles = [h for path, m in model.named_modules() if path
+               for h in (m.register_forward_pre_hook(pre(path)), m.register_forward_hook(post))]
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def record_model(tmp_path, code, name):
+    """The recording of a model's `loss.backward()`, `code` making `model` and `loss` under
+    `with traced(model, spans):`, and {node id: the path of the innermost module that made it}
+    (a parameter's AccumulateGrad, its module's)."""
+    spans = []
+    recording = recording_of(tmp_path, code, name, traced=traced, spans=spans)
+    modules = {}
+    for node in recording.nodes:
+        if node["kind"] == "leaf":
+            modules[node["id"]] = ".".join(node["label"].split(".")[1:-1])
+        else:
+            inside = [(first, path) for first, end, path in spans if first <= node["sequence"] < end]
+            modules[node["id"]] = max(inside)[1] if inside else ""
+    return recording.data(), modules
 
 
 def counted(summary):
@@ -373,4 +422,78 @@ def test_in_jupyterlab_the_table_is_left_aligned_and_not_clipped(browser, transf
     assert table.bounding_box()["x"] == pytest.approx(left, abs=1)
     last = table.locator("tbody td:last-child")
     assert last.evaluate_all("tds => tds.every(t => t.scrollWidth <= t.clientWidth + 1)"), "no cell clips its text"
+    page.context.close()
+
+
+# A real model's graph, drawn collapsed by module.
+
+ENCODER = f"""\
+import torch
+from torch import nn
+torch.manual_seed(0)
+layer = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, batch_first=True)
+model = nn.TransformerEncoder(layer, num_layers=6, enable_nested_tensor=False)
+x = torch.randn(2, 5, 16)
+{DETECT}
+    with traced(model, spans):
+        loss = model(x).pow(2).mean()
+"""
+
+
+@pytest.fixture(scope="module")
+def encoder(tmp_path_factory):
+    """A 6-layer TransformerEncoder's backward pass (455 nodes), each node with its module."""
+    data, modules = record_model(tmp_path_factory.mktemp("encoder"), ENCODER, "encoder.py")
+    return laid_out(with_fields(data, modules=modules))
+
+
+def test_a_graph_of_more_than_150_nodes_is_drawn_collapsed_by_module(encoder):
+    modules = layout.modules(encoder)
+    assert len(encoder["nodes"]) == 455 > layout.COLLAPSE and layout.collapsed(encoder)
+    assert {"layers.3.self_attn", "layers.3.linear1", "layers.3.norm2", "layers.5"} <= set(modules)
+    svg = "{http://www.w3.org/2000/svg}"
+    views = ET.fromstring(encoder["svg"]).findall(f"{svg}svg")
+    assert [v.get("data-view") for v in views] == [str(k) for k in range(-1, len(modules))]
+    assert [v.get("display") for v in views] == [None] + ["none"] * len(modules), "the modules show first"
+    boxes = {int(g.get("data-module")): [t.text for t in g.iter(f"{svg}text")] for g in views[0].iter()
+             if g.get("data-module")}
+    assert boxes == {k: [path, f"{len(ids)} nodes"] for k, (path, ids) in enumerate(modules.items())}
+    placed = [int(g.get("data-node")) for v in views for g in v.iter() if g.get("data-node")]
+    assert sorted(placed) == list(range(455)), "each node drawn once: in its module's view, or among the modules"
+    outside = {int(g.get("data-node")) for g in views[0].iter() if g.get("data-node")}
+    assert outside == {n["id"] for n in encoder["nodes"] if not n["module"]}
+
+
+def test_a_module_expands_on_click_and_a_search_finds_a_parameter(browser, encoder):
+    page = opened(browser, encoder)
+    figure = page.locator("figure.snippet-steps")
+    shown = figure.evaluate(LABEL_HEIGHTS)
+    assert min(h for h in shown if h) >= 12
+    paths = list(layout.modules(encoder))
+    total = len(encoder["steps"])
+    k = paths.index("layers.2.linear1")
+    figure.locator(f'svg[data-view="-1"] [data-module="{k}"]').click()
+    assert figure.locator(f'svg[data-view="{k}"]').get_attribute("display") == "inline"
+    assert figure.locator('svg[data-view="-1"]').get_attribute("display") == "none"
+    first = next(i for i, s in enumerate(encoder["steps"]) if encoder["nodes"][s["node"]]["module"] == paths[k])
+    assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {first + 1} of {total}"
+    current = figure.locator(f'svg[data-view="{k}"] [data-node].is-current')
+    assert encoder["nodes"][int(current.get_attribute("data-node"))]["module"] == "layers.2.linear1"
+    figure.get_by_role("button", name="All modules", exact=True).click()
+    assert figure.locator('svg[data-view="-1"]').get_attribute("display") == "inline"
+    assert "is-current" in figure.locator(f'svg[data-view="-1"] [data-module="{k}"]').get_attribute("class")
+    other = paths.index("layers.4.self_attn")
+    figure.locator("select.snippet-steps__modules").select_option(str(other))
+    assert figure.locator(f'svg[data-view="{other}"]').get_attribute("display") == "inline"
+    search = figure.get_by_role("searchbox", name="Find a node or parameter by name")
+    search.fill("layers.4.linear2.weight")
+    search.press("Enter")
+    (step,) = [i for i, s in enumerate(encoder["steps"])
+               if encoder["nodes"][s["node"]]["label"] == "model.layers.4.linear2.weight"]
+    assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {step + 1} of {total}"
+    assert figure.locator(".snippet-steps__found").inner_text() == "1 of 1"
+    search.fill("no such node")
+    search.press("Enter")
+    assert figure.locator(".snippet-steps__found").inner_text() == "none found"
+    assert page.errors == []
     page.context.close()

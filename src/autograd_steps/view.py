@@ -49,6 +49,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from autograd_steps import layout
 from autograd_steps.layout import MISSING
 
 if TYPE_CHECKING:  # the recorder imports torch, which the viewer does not need
@@ -100,10 +101,7 @@ def viewer(steps: Data, svg: str | None, block: dict[tuple[str, int], int] | Non
             '</span></div>'
             f'<p class="snippet-steps__description" aria-live="polite">{html.escape(first)}</p></div>'
             f'<div class="snippet-steps__stage"{hide}>{code_html(steps, shown)}'
-            '<div class="snippet-steps__tools" hidden="hidden" role="group" aria-label="Zoom the graph">'
-            '<button type="button" data-zoom="out" aria-label="Zoom out">−</button>'
-            '<button type="button" data-zoom="in" aria-label="Zoom in">+</button>'
-            '<button type="button" data-zoom="reset">Reset zoom</button></div>'
+            f'<div class="snippet-steps__tools" hidden="hidden">{tools_html(steps)}</div>'
             f'<div class="snippet-steps__graph" role="img" tabindex="0" aria-label="{html.escape(label)}">{graph}</div>'
             '<p class="snippet-steps__hint">Scroll or drag the graph to see all of it; click a node to go to its step.</p>'
             f'<dl class="snippet-steps__panel"></dl></div></div>{note}{overview(steps)}'
@@ -111,6 +109,25 @@ def viewer(steps: Data, svg: str | None, block: dict[tuple[str, int], int] | Non
             f'<div class="snippet-steps__scroll">{table(steps)}</div></details>'
             f'<script type="application/json" class="snippet-steps__data">{data}</script>'
             "</figure>")
+
+
+def tools_html(steps: Data) -> str:
+    """Above the graph: zoom out, in and reset; a search for a node or a parameter by name; for a
+    graph drawn collapsed by module (`layout.collapsed`), a choice of module to show, and a
+    button back to all modules."""
+    zoom = ('<span role="group" aria-label="Zoom the graph">'
+            '<button type="button" data-zoom="out" aria-label="Zoom out">−</button>'
+            '<button type="button" data-zoom="in" aria-label="Zoom in">+</button>'
+            '<button type="button" data-zoom="reset">Reset zoom</button></span>')
+    search = ('<input type="search" class="snippet-steps__search" placeholder="Find a node or parameter" '
+              'aria-label="Find a node or parameter by name"><output class="snippet-steps__found"></output>')
+    if not layout.collapsed(steps):
+        return zoom + search
+    options = "".join(f'<option value="{k}">{html.escape(path)} ({len(ids)})</option>'
+                      for k, (path, ids) in enumerate(layout.modules(steps).items()))
+    return (zoom + '<select class="snippet-steps__modules" aria-label="Show a module">'
+            f'<option value="-1">All modules</option>{options}</select>'
+            '<button type="button" data-view="-1" hidden="hidden">All modules</button>' + search)
 
 
 def jumps_html(steps: Data) -> str:
@@ -178,14 +195,18 @@ def marks(steps: Data, i: int) -> list[str]:
 
 
 def script_data(steps: Data, shown: list[int]) -> dict[str, Any]:
-    """What steps.js needs: per node the line of the file to highlight, its name and its marks;
+    """What steps.js needs: per node the line of the file to highlight, its name, its module's
+    path and its marks;
     edges' ends; per backward step the node, the edges it receives on and sends along, its
     description and its panel's rows; per forward line the line, the nodes it adds and its
-    description."""
+    description; per node the index of its module in a graph collapsed by module (-1: none)."""
+    modules = {path: k for k, path in enumerate(layout.modules(steps))} if layout.collapsed(steps) else {}
     return {
         "lines": [shown_line(node["lines"], shown) for node in steps["nodes"]],
         "names": [node_name(steps, node["id"]) for node in steps["nodes"]],
+        "paths": [node["module"] for node in steps["nodes"]],
         "marks": [marks(steps, node["id"]) for node in steps["nodes"]],
+        "module": [modules.get(node["module"], -1) for node in steps["nodes"]],
         "edges": [[edge["from"], edge["to"]] for edge in steps["edges"]],
         "steps": [{"node": step["node"], "text": step["description"],
                    "in": [c["edge"] for c in step["contributions"]], "out": [s["edge"] for s in step["sent"]],

@@ -80,6 +80,14 @@
     const lines = new Map([...figure.querySelectorAll("[data-line]")].map(el => [+el.dataset.line, el]));
     const stepOf = new Map(data.steps.map((s, i) => [s.node, i]));
     let mode = "backward", index = 0, timer = null, lit = null, zoom = 1;
+    // A graph drawn collapsed by module (layout.py) has views: the modules (views[0], where a
+    // module is one box), and each module's own nodes. `expanded`: a module's view is on show,
+    // and a step shows the view of its node.
+    const views = svg ? [...svg.querySelectorAll(":scope > svg[data-view]")] : [];
+    const modules = $(".snippet-steps__modules"), allModules = $('button[data-view="-1"]');
+    let view = views[0] || svg, expanded = false;
+    const viewOf = i => (nodes[i] && nodes[i].closest("svg[data-view]")) || view;
+    const box = i => views.length && data.module[i] >= 0 ? views[0].querySelector(`[data-module="${data.module[i]}"]`) : null;
 
     const list = () => (mode === "backward" ? data.steps : data.forward);
     const mark = (elements, name) => elements.forEach(el => el && el.classList.add(name));
@@ -93,6 +101,11 @@
       next.setAttribute("aria-disabled", index === items.length - 1);
       graph.querySelectorAll("." + MARKS.join(", .")).forEach(el => el.classList.remove(...MARKS));
       let line;
+      const first = mode === "backward" ? item.node : item.nodes[0];
+      if (views.length) {
+        showView(expanded ? viewOf(first) : views[0]);
+        if (!expanded) mark((mode === "backward" ? [item.node] : item.nodes).map(box), "is-current");
+      }
       if (mode === "backward") {
         mark(data.steps.slice(0, index).map(s => nodes[s.node]), "is-done");
         mark([nodes[item.node]], "is-current");
@@ -177,7 +190,7 @@
     }));
     figure.addEventListener("keydown", event => {
       const step = {ArrowLeft: -1, ArrowRight: 1}[event.key];
-      if (!step || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      if (!step || event.target.matches("input, select") || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
       event.preventDefault();
       stop();
       go(step);
@@ -207,7 +220,7 @@
 
     // Zoom: the graph is drawn with its labels 14 px tall (Graphviz's points as pixels); zooming
     // out goes as far as the whole graph in its box, zooming in to four times.
-    const [width, height] = svg ? [+svg.getAttribute("width"), +svg.getAttribute("height")] : [0, 0];
+    let [width, height] = svg ? [+svg.getAttribute("width"), +svg.getAttribute("height")] : [0, 0];
     function setZoom(z) {
       const fit = Math.min(1, graph.clientWidth / width, (graph.clientHeight || height) / height);
       zoom = Math.min(Math.max(z, fit), 4);
@@ -219,6 +232,63 @@
       setZoom({in: zoom * ZOOM, out: zoom / ZOOM, reset: 1}[button.dataset.zoom]);
     }));
     $(".snippet-steps__tools").hidden = !svg;
+
+    // A module's view, from a click on its box, the choice of module, or a step.
+    function showView(v) {
+      if (v === view) return;
+      views.forEach(x => x.setAttribute("display", x === v ? "inline" : "none"));
+      view = v;
+      [width, height] = [+v.dataset.width, +v.dataset.height];
+      expanded = v !== views[0];
+      allModules.hidden = !expanded;
+      modules.value = v.dataset.view;
+      setZoom(zoom);
+    }
+    function expand(k) {
+      stop();
+      if (k < 0) {
+        showView(views[0]);
+        return show();
+      }
+      showView(views[k + 1]);
+      const inside = data.steps.findIndex(s => data.module[s.node] === k);
+      if (mode === "backward" && inside >= 0 && data.module[data.steps[index].node] !== k) goTo(inside);
+      else show();
+    }
+    views.length && views[0].querySelectorAll("[data-module]").forEach(g => {
+      g.setAttribute("tabindex", "0");
+      g.setAttribute("role", "button");
+      g.setAttribute("aria-label", `Module ${g.querySelector("text").textContent}: show its nodes`);
+      g.addEventListener("click", () => expand(+g.dataset.module));
+      g.addEventListener("keydown", event => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          expand(+g.dataset.module);
+        }
+      });
+    });
+    if (modules) modules.addEventListener("change", () => expand(+modules.value));
+    if (allModules) allModules.addEventListener("click", () => expand(-1));
+
+    // Find a node or a parameter by name (or module path): Enter goes to the next one's step.
+    const search = $(".snippet-steps__search"), found = $(".snippet-steps__found");
+    search.addEventListener("keydown", event => {
+      if (event.key !== "Enter") return;
+      event.preventDefault();
+      const query = search.value.trim().toLowerCase();
+      const matches = data.steps.map((s, i) => [s.node, i]).filter(([n]) => query &&
+        (data.names[n].toLowerCase().includes(query) || (data.paths[n] || "").toLowerCase().includes(query)));
+      if (!matches.length) {
+        found.textContent = query ? "none found" : "";
+        return;
+      }
+      const at = matches.findIndex(([, i]) => i > index && mode === "backward");
+      const [n, i] = matches[at >= 0 ? at : 0];
+      found.textContent = `${(at >= 0 ? at : 0) + 1} of ${matches.length}`;
+      stop();
+      if (views.length && data.module[n] >= 0) showView(views[data.module[n] + 1]);
+      goTo(i, "backward");
+    });
 
     // Drag the graph to pan it, as its scroll bars do.
     graph.addEventListener("pointerdown", event => {
