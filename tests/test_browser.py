@@ -363,7 +363,7 @@ def test_a_viewer_on_a_phone_scrolls_its_graph_visibly_and_stacks_its_table(brow
     page.evaluate(TWO_FRAMES)
     if graph.evaluate("g => g.scrollWidth > g.clientWidth"):
         hint = viewer.locator(".snippet-steps__hint")
-        assert hint.is_visible() and "Scroll the graph sideways" in hint.inner_text()
+        assert hint.is_visible() and "Scroll or drag the graph" in hint.inner_text()
     press(viewer.locator("details.snippet-steps__table summary"))
     table = viewer.locator(".snippet-steps__scroll")
     assert table.evaluate("t => t.scrollWidth <= t.clientWidth"), "no column runs off the side"
@@ -399,10 +399,14 @@ def test_the_step_through_viewer_plays_and_answers_the_arrow_keys(browser, urls,
 
 @pytest.mark.parametrize("scheme, width", [("light", 1280), ("dark", 1280), ("dark", 390)])
 def test_step_through_graphs_are_legible(browser, urls, scheme, width):
-    """Labels at least 12 px tall on screen, and in dark mode not black on the dark page."""
+    """Labels at least 12 px tall on screen (their font, and the box each is drawn in), and in
+    dark mode not black on the dark page."""
     page = open_page(browser, urls["custom_functions"], scheme=scheme, width=width)
     text = page.locator("figure.snippet-steps svg text").first
     size = text.evaluate("t => parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a")
     assert size >= 12 - 1e-3  # the browser's scale is a float
+    heights = page.locator("figure.snippet-steps svg text").evaluate_all(
+        "ts => ts.map(t => t.getBoundingClientRect().height)")
+    assert len(heights) > 10 and min(heights) >= 12, min(heights)
     fill = text.evaluate("t => getComputedStyle(t).fill")
     assert (fill == "rgb(0, 0, 0)") == (scheme == "light"), fill
