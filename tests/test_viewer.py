@@ -188,7 +188,7 @@ def test_a_failed_recording_shows_the_error_the_failing_node_and_the_forward_tra
     alert = re.search(r'<div class="snippet-steps__error" role="alert">(.*?)</div>', page, re.S)[1]
     name = view.node_name(data, failing)
     assert f"backward() raised at {name} (step 2): Function &#x27;MulBackward0&#x27; returned nan" in alert
-    assert "<details><summary>Traceback of the forward call that made the node</summary>" in alert
+    assert "Traceback of the forward call that made the node</summary>" in alert
     assert "y = torch.sqrt(x) * w" in alert
     assert view.script_data(data, [])["marks"][failing] == ["failed"]
     assert '<span class="snippet-steps__mark is-failed">raised</span>' in page
@@ -198,7 +198,7 @@ def test_a_recording_that_failed_at_its_first_node_says_so(sqrt):
     data = with_fields({**sqrt, "steps": []}, error={"node": None, "step": None, "message": "boom", "forward": ""})
     page = view.viewer(data, None, None)
     assert '<p class="snippet-steps__description" aria-live="polite">backward() raised: boom</p>' in page
-    assert "<details><summary>Traceback" not in page
+    assert "Traceback of the forward call" not in page
 
 
 def test_built_in_nodes_saved_tensors_show_in_the_panel_with_their_statistics(tmp_path):

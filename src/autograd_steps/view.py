@@ -154,7 +154,7 @@ def error_html(steps: Data) -> str:
     error = steps.get("error")
     if error is None:
         return ""
-    forward = (f'<details><summary>Traceback of the forward call that made the node</summary>'
+    forward = (f'<details class="snippet-steps__traceback"><summary>Traceback of the forward call that made the node</summary>'
                f'<pre><code>{html.escape(error["forward"])}</code></pre></details>' if error["forward"] else "")
     before = "The steps before it are shown below." if steps["steps"] else ""
     return (f'<div class="snippet-steps__error" role="alert"><p>{html.escape(error_text(steps))} {before}</p>'
