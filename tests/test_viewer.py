@@ -335,6 +335,24 @@ def test_clicking_a_node_or_pressing_enter_on_it_goes_to_its_step(browser, trans
     page.context.close()
 
 
+def test_dragging_the_graph_pans_it_without_changing_the_step(browser, transformer):
+    page = opened(browser, transformer)
+    figure = page.locator("figure.snippet-steps")
+    graph = figure.locator(".snippet-steps__graph")
+    graph.scroll_into_view_if_needed()
+    before = graph.evaluate("g => [g.scrollLeft, g.scrollTop]")
+    box = graph.bounding_box()
+    x, y = box["x"] + 5, box["y"] + box["height"] / 2  # the box's edge: no node there
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 40, y + 120, steps=5)
+    page.mouse.up()
+    after = graph.evaluate("g => [g.scrollLeft, g.scrollTop]")
+    assert after[1] < before[1] and after[0] <= before[0], (before, after)
+    assert figure.locator(".snippet-steps__counter").inner_text().startswith("Step 1 of ")
+    page.context.close()
+
+
 @pytest.mark.parametrize("width, height", [(1280, 800), (PHONE, 844)])
 def test_the_controls_the_text_the_node_and_its_line_are_on_screen_at_every_step(browser, transformer, width, height):
     """A transformer's 75 steps, Next pressed where the reader sees it; the viewer starts below a
