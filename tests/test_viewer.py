@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from browsing import PHONE, SHOTS, STEP_ON_SCREEN, TWO_FRAMES
+from browsing import PHONE, STEP_ON_SCREEN, TWO_FRAMES, screenshot
 
 from autograd_steps import layout, view
 
@@ -389,7 +389,7 @@ def test_the_jump_buttons_go_to_their_steps(browser, sqrt):
     assert flagged.count() == 1 and "inf" in flagged.inner_text()
     outline = current.locator("path").first.evaluate("p => getComputedStyle(p).stroke")
     assert outline not in ("none", "rgb(0, 0, 0)")
-    page.screenshot(path=SHOTS / "viewer-nonfinite-dark.png") if SHOTS.exists() else None
+    screenshot(page, "viewer-nonfinite-dark")
     page.context.close()
 
 
