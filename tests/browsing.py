@@ -163,3 +163,28 @@ def copy_with_buttons(page, last=False):
         copied.append((code, clipboard, shown))
     sheet.evaluate("sheet => sheet.remove()")
     return copied
+
+
+# The viewer's state, once drawn: its step counter; what is wrong with the Next button, the
+# step's text, the highlighted line of code or a current node (off screen, or something drawn
+# over its centre); how many current nodes are wrong so; whether Next can still be pressed, and
+# where the middle of the button is.
+STEP_ON_SCREEN = """async viewer => {
+  await TWO_FRAMES;
+  const next = viewer.querySelector(".snippet-steps__controls button[data-go='1']");
+  const text = viewer.querySelector(".snippet-steps__description");
+  const lines = viewer.querySelectorAll(".snippet-steps__code .is-current");
+  const nodes = viewer.querySelectorAll("svg [data-node].is-current");
+  const wrong = e => {
+    const r = e.getBoundingClientRect(), hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    const out = r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth;
+    return out ? "off screen" : !hit ? "nothing at its centre" : e.contains(hit) ? "" : "covered by " + hit.outerHTML.slice(0, 80);
+  };
+  const r = next.getBoundingClientRect();
+  return {counter: viewer.querySelector(".snippet-steps__counter").textContent,
+          lines: lines.length, nodes: nodes.length, last: next.getAttribute("aria-disabled") === "true",
+          wrong: [next, text, ...lines, ...nodes].map(e => [e, wrong(e)]).filter(([, what]) => what)
+                                           .map(([e, what]) => `${e.outerHTML.slice(0, 60)}: ${what}`),
+          nodesWrong: [...nodes].filter(e => wrong(e)).length,
+          x: r.x + r.width / 2, y: r.y + r.height / 2};
+}""".replace("TWO_FRAMES", TWO_FRAMES)

@@ -16,8 +16,10 @@ from urllib.parse import urlparse
 import pytest
 from browsing import (
     CLIPBOARD,
+    PHONE,
     RENDER_EVERY_BLOCK,
     RENDERED,
+    STEP_ON_SCREEN,
     TWO_FRAMES,
     copy_with_buttons,
     open_page,
@@ -315,34 +317,14 @@ def test_the_step_through_viewer_shows_each_step_of_the_recording(browser, urls,
     assert page.errors == []
 
 
-# The viewer's state, once drawn: its step counter; what is wrong with the Next button, the
-# highlighted line of code or a current node (off screen, or something drawn over its centre);
-# whether Next can still be pressed, and where the middle of the button is.
-STEP_ON_SCREEN = """async viewer => {
-  await TWO_FRAMES;
-  const next = viewer.querySelector(".snippet-steps__controls button[data-go='1']");
-  const lines = viewer.querySelectorAll(".snippet-steps__code .is-current");
-  const nodes = viewer.querySelectorAll("svg [data-node].is-current");
-  const wrong = e => {
-    const r = e.getBoundingClientRect(), hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
-    const out = r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth;
-    return out ? "off screen" : !hit ? "nothing at its centre" : e.contains(hit) ? "" : "covered by " + hit.outerHTML.slice(0, 80);
-  };
-  const r = next.getBoundingClientRect();
-  return {counter: viewer.querySelector(".snippet-steps__counter").textContent,
-          lines: lines.length, nodes: nodes.length, last: next.getAttribute("aria-disabled") === "true",
-          wrong: [next, ...lines, ...nodes].map(e => [e, wrong(e)]).filter(([, what]) => what)
-                                           .map(([e, what]) => `${e.outerHTML.slice(0, 60)}: ${what}`),
-          x: r.x + r.width / 2, y: r.y + r.height / 2};
-}""".replace("TWO_FRAMES", TWO_FRAMES)
-
-
+@pytest.mark.parametrize("width, height", [(1280, 800), (PHONE, 844)])
 @pytest.mark.parametrize("name, n", VIEWERS)
-def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(browser, urls, name, n):
-    """At 1280×800, at every step in both modes, the controls, the highlighted line of code and the
-    current node are on screen together, none covered (by the page's header or back-to-top button);
-    Next is pressed where the reader sees it."""
-    page = open_page(browser, urls[name], height=800, reduced_motion="reduce")
+def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(browser, urls, name, n, width, height):
+    """At 1280×800 and on a phone, at every step in both modes, the controls, the step's text, the
+    highlighted line of code and the current node are on screen together, none covered (by the
+    page's header or back-to-top button); Next is pressed where the reader sees it. A line of
+    Forward mode that adds nodes too far apart for a phone's screen shows the first of them."""
+    page = open_page(browser, urls[name], width=width, height=height, reduced_motion="reduce")
     viewer = page.locator("figure.snippet-steps").nth(n)
     assert viewer.get_by_role("button", name="Next", exact=True).count() == 1
     # Come back up to the viewer from below, as a reader does: Material shows its back-to-top button.
@@ -352,14 +334,17 @@ def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(brow
         page.wait_for_timeout(50)
     assert page.locator(".md-top").is_visible()
     for mode in ("Backward", "Forward, line by line"):
-        press(viewer.get_by_role("button", name=mode))
+        press(viewer.get_by_role("button", name=mode, exact=True))
         step = 1
         while True:
             shown = viewer.evaluate(STEP_ON_SCREEN)
-            where = f"{name} viewer {n + 1}, {mode} step {step}"
+            where = f"{name} viewer {n + 1} at {width} px, {mode} step {step}"
             assert shown["counter"].startswith(f"Step {step} of "), where
             assert shown["lines"] == 1 and shown["nodes"] >= 1, where
-            assert shown["wrong"] == [], where
+            if mode == "Backward" or width == 1280:
+                assert shown["wrong"] == [], where
+            else:
+                assert len(shown["wrong"]) == shown["nodesWrong"] < shown["nodes"], where
             if shown["last"]:
                 break
             page.mouse.click(shown["x"], shown["y"])
@@ -378,7 +363,7 @@ def test_a_viewer_on_a_phone_scrolls_its_graph_visibly_and_stacks_its_table(brow
     page.evaluate(TWO_FRAMES)
     if graph.evaluate("g => g.scrollWidth > g.clientWidth"):
         hint = viewer.locator(".snippet-steps__hint")
-        assert hint.is_visible() and "Scroll the graph sideways" in hint.inner_text()
+        assert hint.is_visible() and "Scroll or drag the graph" in hint.inner_text()
     press(viewer.locator("details.snippet-steps__table summary"))
     table = viewer.locator(".snippet-steps__scroll")
     assert table.evaluate("t => t.scrollWidth <= t.clientWidth"), "no column runs off the side"
@@ -414,10 +399,14 @@ def test_the_step_through_viewer_plays_and_answers_the_arrow_keys(browser, urls,
 
 @pytest.mark.parametrize("scheme, width", [("light", 1280), ("dark", 1280), ("dark", 390)])
 def test_step_through_graphs_are_legible(browser, urls, scheme, width):
-    """Labels at least 12 px tall on screen, and in dark mode not black on the dark page."""
+    """Labels at least 12 px tall on screen (their font, and the box each is drawn in), and in
+    dark mode not black on the dark page."""
     page = open_page(browser, urls["custom_functions"], scheme=scheme, width=width)
     text = page.locator("figure.snippet-steps svg text").first
     size = text.evaluate("t => parseFloat(getComputedStyle(t).fontSize) * t.ownerSVGElement.getScreenCTM().a")
     assert size >= 12 - 1e-3  # the browser's scale is a float
+    heights = page.locator("figure.snippet-steps svg text").evaluate_all(
+        "ts => ts.map(t => t.getBoundingClientRect().height)")
+    assert len(heights) > 10 and min(heights) >= 12, min(heights)
     fill = text.evaluate("t => getComputedStyle(t).fill")
     assert (fill == "rgb(0, 0, 0)") == (scheme == "light"), fill

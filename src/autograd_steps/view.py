@@ -5,22 +5,31 @@ Under the code block whose backward pass the page steps through, the page shows:
 
     figure.snippet-steps
       figcaption                     which way the graph runs
-      div.snippet-steps__viewer      hidden until steps.js starts: Previous / Next / Play, the
-                                     step counter, the Backward / Forward mode switch
-      div.snippet-steps__stage       side by side where there is room, else one above the other
+      div.snippet-steps__error       where backward() raised, if it did, with the forward traceback
+      div.snippet-steps__main
+        div.snippet-steps__viewer    hidden until steps.js starts; sticks to the top of the screen:
+                                     Previous / Next / Play, the step counter, buttons that go to
+                                     the first NaN/inf and the largest and smallest gradient, the
+                                     Backward / Forward mode switch, and the step's description
+        div.snippet-steps__stage     side by side where there is room, else one above the other
                                      (in a notebook, hidden until steps.js starts):
-        div.snippet-steps__code      the block's lines from the first that made a node, numbered
+          div.snippet-steps__code    the block's lines from the first that made a node, numbered
                                      as in the file: line n is [data-line=n]
-        div.snippet-steps__graph     the recorded graph, inline SVG: node i is g[data-node=i],
-                                     edge k is g[data-edge=k]; a hint shows when it scrolls
-                                     (without Graphviz, a note that says how to get it)
-        div.snippet-steps__now       hidden until steps.js starts: the step's description (aria-live)
-        dl.snippet-steps__panel      the gradients the step received and sent (steps.js fills it)
+          div.snippet-steps__tools   zoom out, in, reset (shown by steps.js)
+          div.snippet-steps__graph   the recorded graph, inline SVG: node i is g[data-node=i],
+                                     edge k is g[data-edge=k]; it scrolls and pans in its box, a
+                                     hint says so (without Graphviz, a note that says how to get it)
+          dl.snippet-steps__panel    the gradients the step received and sent, what the node
+                                     saved for backward (steps.js fills it)
       p.snippet-steps__note          where some nodes' lines are unknown, why
+      details.snippet-steps__overview  the gradient norms, a row per step, on a log scale
       details.snippet-steps__table   every step as a table, open: without JavaScript the page
                                      shows the steps (steps.js closes it); on a narrow screen each
                                      row is a card
       script.snippet-steps__data     JSON, what steps.js needs (`script_data`)
+
+Nodes the recorder marks (a NaN or inf gradient, a vanishing or exploding one, where backward()
+raised) say so in words in the graph and the tables, besides their colour.
 
 The viewer's own copy of the code keeps the line that made the current node next to the graph,
 so that a reader who steps through sees both without scrolling back to the block above.
@@ -32,7 +41,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,10 +49,11 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from autograd_steps import layout
 from autograd_steps.layout import MISSING
 
 if TYPE_CHECKING:  # the recorder imports torch, which the viewer does not need
-    from autograd_steps.recording import Data, LaidOut, Node, Step, Summary
+    from autograd_steps.recording import Data, LaidOut, Node, Saved, Step, Summary
 
 ASSETS = Path(__file__).parent / "assets"  # steps.js and steps.css
 CAPTION = ("backward() runs up the arrows: from the output at the bottom to the leaves' "
@@ -68,7 +77,7 @@ def viewer(steps: Data, svg: str | None, block: dict[tuple[str, int], int] | Non
     runs (in a notebook, whose sanitiser strips the SVG of an output it does not trust and leaves
     its labels as loose text; the table shows). Hidden parts are hidden="hidden": the sanitiser
     drops an attribute without a value."""
-    first = steps["steps"][0]["description"]  # the root always runs: a recording has a step
+    first = steps["steps"][0]["description"] if steps["steps"] else error_text(steps)
     shown = shown_lines(steps, block)
     data = json.dumps(script_data(steps, shown), ensure_ascii=False, separators=(",", ":"))
     data = data.replace("<", "\\u003c")  # no "</script>" inside the script element
@@ -77,27 +86,79 @@ def viewer(steps: Data, svg: str | None, block: dict[tuple[str, int], int] | Non
     unknown = sum(node["kind"] != "leaf" and not node["where"] for node in steps["nodes"])
     note = f'<p class="snippet-steps__note">{html.escape(UNKNOWN.format(count=unknown))}</p>' if unknown else ""
     graph = svg if svg is not None else f'<p class="snippet-steps__missing">{html.escape(MISSING)}</p>'
-    width = f' style="--steps-min-width: {min_width(svg)}px"' if svg is not None else ""
     hide = ' hidden="hidden"' if scripted else ""
-    return (f'<figure class="snippet-steps"><figcaption>{html.escape(CAPTION)}</figcaption>'
-            '<div class="snippet-steps__viewer" hidden="hidden"><div class="snippet-steps__controls">'
+    return (f'<figure class="snippet-steps"><figcaption>{html.escape(CAPTION)}</figcaption>{error_html(steps)}'
+            '<div class="snippet-steps__main"><div class="snippet-steps__viewer" hidden="hidden">'
+            '<div class="snippet-steps__controls">'
             '<button type="button" data-go="-1">Previous</button>'
             '<button type="button" data-go="1">Next</button>'
             '<button type="button" data-go="play">Play</button>'
             f'<span class="snippet-steps__counter">Step 1 of {len(steps["steps"])}</span>'
+            f"{jumps_html(steps)}"
             '<span class="snippet-steps__modes" role="group" aria-label="Step through">'
             '<button type="button" data-mode="backward" aria-pressed="true">Backward</button>'
             '<button type="button" data-mode="forward" aria-pressed="false">Forward, line by line</button>'
-            '</span></div></div>'
-            f'<div class="snippet-steps__stage"{width}{hide}>{code_html(steps, shown)}'
+            '</span></div>'
+            f'<p class="snippet-steps__description" aria-live="polite">{html.escape(first)}</p></div>'
+            f'<div class="snippet-steps__stage"{hide}>{code_html(steps, shown)}'
+            f'<div class="snippet-steps__tools" hidden="hidden">{tools_html(steps)}</div>'
             f'<div class="snippet-steps__graph" role="img" tabindex="0" aria-label="{html.escape(label)}">{graph}</div>'
-            '<p class="snippet-steps__hint">Scroll the graph sideways to see all of it.</p>'
-            f'<div class="snippet-steps__now" hidden="hidden"><p class="snippet-steps__description" aria-live="polite">'
-            f'{html.escape(first)}</p></div><dl class="snippet-steps__panel"></dl></div>{note}'
+            '<p class="snippet-steps__hint">Scroll or drag the graph to see all of it; click a node to go to its step.</p>'
+            f'<dl class="snippet-steps__panel"></dl></div></div>{note}{overview(steps)}'
             '<details class="snippet-steps__table" open="open"><summary>All steps as a table</summary>'
             f'<div class="snippet-steps__scroll">{table(steps)}</div></details>'
             f'<script type="application/json" class="snippet-steps__data">{data}</script>'
             "</figure>")
+
+
+def tools_html(steps: Data) -> str:
+    """Above the graph: zoom out, in and reset; a search for a node or a parameter by name; for a
+    graph drawn collapsed by module (`layout.collapsed`), a choice of module to show, and a
+    button back to all modules."""
+    zoom = ('<span role="group" aria-label="Zoom the graph">'
+            '<button type="button" data-zoom="out" aria-label="Zoom out">−</button>'
+            '<button type="button" data-zoom="in" aria-label="Zoom in">+</button>'
+            '<button type="button" data-zoom="reset">Reset zoom</button></span>')
+    search = ('<input type="search" class="snippet-steps__search" placeholder="Find a node or parameter" '
+              'aria-label="Find a node or parameter by name"><output class="snippet-steps__found"></output>')
+    if not layout.collapsed(steps):
+        return zoom + search
+    options = "".join(f'<option value="{k}">{html.escape(path)} ({len(ids)})</option>'
+                      for k, (path, ids) in enumerate(layout.modules(steps).items()))
+    return (zoom + '<select class="snippet-steps__modules" aria-label="Show a module">'
+            f'<option value="-1">All modules</option>{options}</select>'
+            '<button type="button" data-view="-1" hidden="hidden">All modules</button>' + search)
+
+
+def jumps_html(steps: Data) -> str:
+    """Buttons that go to the step of the first non-finite gradient, of the largest and of the
+    smallest: each only where the recording has that step."""
+    jumps = steps["jumps"]
+    found = [("nonfinite", jumps["nonfinite"], "First NaN/inf"), ("largest", jumps["largest"], "Largest gradient"),
+             ("smallest", jumps["smallest"], "Smallest gradient")]
+    buttons = "".join(f'<button type="button" data-jump="{name}" data-step="{step}">{text}</button>'
+                      for name, step, text in found if step is not None)
+    return f'<span class="snippet-steps__jumps" role="group" aria-label="Go to">{buttons}</span>' if buttons else ""
+
+
+def error_text(steps: Data) -> str:
+    """Where backward() raised, and its message."""
+    error = steps["error"]
+    where = f" at {node_name(steps, error['node'])}" if error["node"] is not None else ""
+    step = f" (step {error['step'] + 1})" if error["step"] is not None else ""
+    return f"backward() raised{where}{step}: {error['message']}"
+
+
+def error_html(steps: Data) -> str:
+    """A failed recording's error, with the forward traceback anomaly mode keeps for the failing node."""
+    error = steps.get("error")
+    if error is None:
+        return ""
+    forward = (f'<details class="snippet-steps__traceback"><summary>Traceback of the forward call that made the node</summary>'
+               f'<pre><code>{html.escape(error["forward"])}</code></pre></details>' if error["forward"] else "")
+    before = "The steps before it are shown below." if steps["steps"] else ""
+    return (f'<div class="snippet-steps__error" role="alert"><p>{html.escape(error_text(steps))} {before}</p>'
+            f"{forward}</div>")
 
 
 def shown_lines(steps: Data, block: dict[tuple[str, int], int] | None) -> list[int]:
@@ -122,25 +183,30 @@ def code_html(steps: Data, shown: list[int]) -> str:
     return f'<div class="snippet-steps__code highlight"><pre><code aria-label="{label}">{lines}</code></pre></div>'
 
 
-def min_width(svg: str) -> int:
-    """The narrowest the graph may be drawn with its smallest label still 12 px tall (Graphviz
-    gives the width and font sizes in points, so the ratio is the same in pixels)."""
-    width = float(re.findall(r'<svg[^>]*?\swidth="([\d.]+)pt"', svg)[0])
-    font = min(float(size) for size in re.findall(r'font-size="([\d.]+)"', svg))
-    return math.ceil(width * 12 / font)
-
-
 def shown_line(lines: Sequence[int], shown: Iterable[int]) -> int | None:
     """The line to highlight for a node made by `lines` of the file: the innermost shown."""
     return next((n for n in reversed(lines) if n in shown), None)
 
 
+def marks(steps: Data, i: int) -> list[str]:
+    """A node's marks, "failed" for the node where backward() raised."""
+    error = steps.get("error")
+    return steps["nodes"][i]["marks"] + (["failed"] if error and error["node"] == i else [])
+
+
 def script_data(steps: Data, shown: list[int]) -> dict[str, Any]:
-    """What steps.js needs: per node the line of the file to highlight; edges' ends; per backward
-    step the node, the edges it receives on and sends along, its description and its panel's
-    rows; per forward line the line, the nodes it adds and its description."""
+    """What steps.js needs: per node the line of the file to highlight, its name, its module's
+    path and its marks;
+    edges' ends; per backward step the node, the edges it receives on and sends along, its
+    description and its panel's rows; per forward line the line, the nodes it adds and its
+    description; per node the index of its module in a graph collapsed by module (-1: none)."""
+    modules = {path: k for k, path in enumerate(layout.modules(steps))} if layout.collapsed(steps) else {}
     return {
         "lines": [shown_line(node["lines"], shown) for node in steps["nodes"]],
+        "names": [node_name(steps, node["id"]) for node in steps["nodes"]],
+        "paths": [node["module"] for node in steps["nodes"]],
+        "marks": [marks(steps, node["id"]) for node in steps["nodes"]],
+        "module": [modules.get(node["module"], -1) for node in steps["nodes"]],
         "edges": [[edge["from"], edge["to"]] for edge in steps["edges"]],
         "steps": [{"node": step["node"], "text": step["description"],
                    "in": [c["edge"] for c in step["contributions"]], "out": [s["edge"] for s in step["sent"]],
@@ -152,6 +218,10 @@ def script_data(steps: Data, shown: list[int]) -> dict[str, Any]:
 
 def grad_text(summary: Summary | None) -> str:
     return summary["text"] if summary else "None (no gradient)"
+
+
+def nonfinite(summary: Summary | None) -> bool:
+    return summary is not None and summary["nan"] + summary["inf"] > 0
 
 
 def node_name(steps: Data, i: int) -> str:
@@ -175,26 +245,46 @@ def sent_html(steps: Data, step: Step) -> str:
 
 
 def panel_rows(steps: Data, step: Step) -> list[list[str]]:
-    """[kind, what, value] for the panel: what arrives (each contribution, and their sum where
-    two paths meet) and what goes out along each edge."""
-    edges, contributions = steps["edges"], step["contributions"]
+    """[kind, what, value, "nonfinite" or ""] for the panel: what arrives (each contribution, and
+    their sum where two paths meet, or one gradient per output of a node with several), what goes
+    out along each edge, and what the node saved for backward."""
+    edges, contributions, received = steps["edges"], step["contributions"], step["received"]
+
+    def row(kind: str, what: str, grad: Summary | None) -> list[str]:
+        return [kind, what, grad_text(grad), "nonfinite" if nonfinite(grad) else ""]
+
     if not contributions:
-        rows = [["in", "Received: backward() starts here with", grad_text(step["received"])]]
+        rows = [row("in", "Received: backward() starts here with", received)]
     elif len(contributions) == 1:
         sender = edges[contributions[0]["edge"]]["from"]
-        rows = [["in", f"Received from {node_name(steps, sender)}", grad_text(contributions[0]["grad"])]]
+        rows = [row("in", f"Received from {node_name(steps, sender)}", contributions[0]["grad"])]
     else:
-        rows = [["in", f"From {node_name(steps, edges[c['edge']]['from'])} (its input {edges[c['edge']]['slot']})",
-                 grad_text(c["grad"])] for c in contributions]
-        rows.append(["sum", "Sum received", grad_text(step["received"])])
+        rows = [row("in", f"From {node_name(steps, edges[c['edge']]['from'])} (its input {edges[c['edge']]['slot']})",
+                    c["grad"]) for c in contributions]
+        several = received is not None and received["shape"] is None
+        rows.append(row("sum", "Received, one gradient per output" if several else "Sum received", received))
     targets = [edges[s["edge"]]["to"] for s in step["sent"]]
-    rows += [["out", f"Sent to {node_name(steps, to)}" + (f" (input {edges[s['edge']]['slot']})"
-                                                            if targets.count(to) > 1 else ""), grad_text(s["grad"])]
+    rows += [row("out", f"Sent to {node_name(steps, to)}" + (f" (input {edges[s['edge']]['slot']})"
+                                                           if targets.count(to) > 1 else ""), s["grad"])
              for s, to in zip(step["sent"], targets)]
     node = steps["nodes"][step["node"]]
     if node["kind"] == "leaf":
-        rows.append(["out", "Added to", grad_attribute(node)])
+        rows.append(["out", "Added to", grad_attribute(node), ""])
+    for saved in node["saved"]:
+        rows.append(["saved", f"Saved for backward: {saved['name']}", saved_tensor_text(saved),
+                     "nonfinite" if nonfinite(saved["summary"]) else ""])
+    rows += [["saved", f"ctx.{a['name']}", a["value"], ""] for a in node.get("attributes", [])]
     return rows
+
+
+def saved_tensor_text(saved: Saved) -> str:
+    """A saved tensor: its values or statistics, dtype and size; why not, where it could not be read."""
+    size = f"{saved['dtype']}, {saved['bytes']} bytes"
+    if "error" in saved:
+        return f"{'×'.join(map(str, saved['shape'])) or 'scalar'} {size}: {saved['error']}"
+    if saved["summary"] is None:
+        return f"{'×'.join(map(str, saved['shape'])) or 'scalar'} ({size})"
+    return f"{saved['summary']['text']} ({size})"
 
 
 def grad_attribute(node: Node) -> str:
@@ -209,6 +299,19 @@ def saved_text(node: Node) -> str:
     return "; ".join(tensors + [f"ctx.{a['name']} = {a['value']}" for a in node.get("attributes", [])])
 
 
+MARKS = {"nonfinite": "NaN/inf", "vanishing": "vanishing", "exploding": "exploding", "failed": "raised"}
+
+
+def marks_html(steps: Data, i: int) -> str:
+    """A node's marks as badges: said in words, not by colour alone."""
+    return "".join(f' <span class="snippet-steps__mark is-{m}">{MARKS[m]}</span>' for m in marks(steps, i))
+
+
+def row_class(steps: Data, i: int) -> str:
+    found = " ".join(f"is-{m}" for m in marks(steps, i))
+    return f' class="{found}"' if found else ""
+
+
 def table(steps: Data) -> str:
     nodes = steps["nodes"]
     custom = any(node["kind"] == "custom" for node in nodes)
@@ -219,14 +322,50 @@ def table(steps: Data) -> str:
         code = next((w["code"] for w in node["where"] if w["file"] == steps["file"] and w["line"] == node["line"]), "")
         made = f"{node['line']} <code>{html.escape(code)}</code>" if node["line"] else ""
         parts = [grad_text(c["grad"]) for c in step["contributions"]]
-        received = " + ".join(parts) + " = " if len(parts) > 1 else ""
+        several = step["received"] is not None and step["received"]["shape"] is None
+        received = " + ".join(parts) + " = " if len(parts) > 1 and not several else ""
         received = f"<code>{html.escape(received + grad_text(step['received']))}</code>"
         sent = sent_html(steps, step)
         if node["kind"] == "leaf":
             sent = f"added to <code>{html.escape(grad_attribute(node))}</code>"
         label = f"AccumulateGrad ({node['label']})" if node_name(steps, node["id"]) != node["label"] else node["label"]
-        cells = [str(number), html.escape(label), made, received, sent]
+        module = f' <span class="snippet-steps__module">{html.escape(node["module"])}</span>' if node["module"] else ""
+        cells = [str(number), html.escape(label) + module + marks_html(steps, node["id"]), made, received, sent]
         cells += [html.escape(saved_text(node)) if node["kind"] == "custom" else ""] * custom
-        rows.append("<tr>" + "".join(f'<td data-label="{h}">{cell}</td>' for h, cell in zip(head, cells)) + "</tr>")
+        rows.append(f"<tr{row_class(steps, node['id'])}>"
+                    + "".join(f'<td data-label="{h}">{cell}</td>' for h, cell in zip(head, cells)) + "</tr>")
     return ("<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
             + "".join(rows) + "</tbody></table>")
+
+
+KINDS = {"leaf": "leaf", "op": "operation", "custom": "custom"}
+
+
+def bar_widths(norms: list[float | None]) -> list[float]:
+    """Each norm's bar, 0 to 1 on a log scale from the smallest positive norm (a twentieth) to the
+    largest (all); 0 for none or zero."""
+    positive = [n for n in norms if n]
+    if not positive:
+        return [0.0] * len(norms)
+    low, high = math.log10(min(positive)), math.log10(max(positive))
+    return [0.0 if not n else 0.05 + 0.95 * ((math.log10(n) - low) / (high - low) if high > low else 1.0)
+            for n in norms]
+
+
+def overview(steps: Data) -> str:
+    """The gradient each node received, a row per step, its norm on a log scale: a layer whose
+    gradient vanishes or explodes shows without stepping (steps.js sorts it and goes to a row's step)."""
+    norms = [s["received"]["norm"] if s["received"] else None for s in steps["steps"]]
+    rows = []
+    for number, (step, norm, width) in enumerate(zip(steps["steps"], norms, bar_widths(norms)), 1):
+        node = steps["nodes"][step["node"]]
+        value = "None" if norm is None else f"{norm:.3g}"
+        rows.append(f'<tr data-step="{number - 1}"{row_class(steps, node["id"])}><td>{number}</td>'
+                    f'<td>{html.escape(node_name(steps, node["id"]))}{marks_html(steps, node["id"])}</td>'
+                    f'<td>{html.escape(node["module"])}</td><td>{KINDS[node["kind"]]}</td>'
+                    f'<td data-value="{-1 if norm is None else norm}"><span class="snippet-steps__norm">{value}</span>'
+                    f'<span class="snippet-steps__bar" style="--bar: {width:.3f}"></span></td></tr>')
+    head = "".join(f"<th>{h}</th>" for h in ("Step", "Node", "Module", "Kind", "Gradient norm (log scale)"))
+    return ('<details class="snippet-steps__overview"><summary>Gradient norms, node by node</summary>'
+            f'<div class="snippet-steps__scroll"><table class="snippet-steps__norms"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div></details>')

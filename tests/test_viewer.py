@@ -1,0 +1,517 @@
+"""The step-through viewer as a gradient debugger (autograd_steps.view, steps.js, steps.css): marked
+nodes, the buttons that go to the first NaN/inf and the largest and smallest gradient, a failed
+recording's error, saved tensors in the panel, the table of gradient norms; in Chromium, labels
+at least 12 px tall, zoom, clicking a node, and the controls, the current node, its line and the
+step's text on screen together at every step of a transformer's backward pass.
+
+The recordings are real (`record`); the fields the recorder adds for the viewer (NaN and inf
+counts, marks, modules, jumps, an error) are added by `with_fields` from what the recording has."""
+
+import contextlib
+import math
+import re
+import runpy
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import torch
+from browsing import PHONE, STEP_ON_SCREEN, TWO_FRAMES, screenshot
+
+from autograd_steps import layout, view
+
+DETECT = "with torch.autograd.set_detect_anomaly(True, check_nan=False):"
+
+
+def recording_of(tmp_path, code, name, **variables):
+    """The Recording of `loss.backward()`, `loss` made by `code` (run as the file `name`, with `variables`)."""
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(code) + textwrap.dedent("""\
+        import sys as _sys
+        from autograd_steps.recording import Recording as _Recording, names as _names
+        recording = _Recording(loss, _names(_sys._getframe()), __file__)
+        recording.run(loss.backward)
+        """))
+    return runpy.run_path(str(path), variables, run_name="__main__")["recording"]
+
+
+def record(tmp_path, code, name="mine.py"):
+    """The recording's data."""
+    return recording_of(tmp_path, code, name).data()
+
+
+@contextlib.contextmanager
+def traced(model, spans):
+    """While the block runs, each run of a submodule's forward is appended to `spans` as (the
+    sequence number of its first node, of its last + 1, its path): the module that made a node."""
+    def number():
+        return torch.ones((), requires_grad=True).mul(1).grad_fn._sequence_nr()
+
+    running = []
+
+    def pre(path):
+        return lambda module, args: running.append((path, number()))
+
+    def post(module, args, output):
+        path, first = running.pop()
+        spans.append((first, number(), path))
+
+    handles = [h for path, m in model.named_modules() if path
+               for h in (m.register_forward_pre_hook(pre(path)), m.register_forward_hook(post))]
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def record_model(tmp_path, code, name):
+    """The recording of a model's `loss.backward()`, `code` making `model` and `loss` under
+    `with traced(model, spans):`, and {node id: the path of the innermost module that made it}
+    (a parameter's AccumulateGrad, its module's)."""
+    spans = []
+    recording = recording_of(tmp_path, code, name, traced=traced, spans=spans)
+    modules = {}
+    for node in recording.nodes:
+        if node["kind"] == "leaf":
+            modules[node["id"]] = ".".join(node["label"].split(".")[1:-1])
+        else:
+            inside = [(first, path) for first, end, path in spans if first <= node["sequence"] < end]
+            modules[node["id"]] = max(inside)[1] if inside else ""
+    return recording.data(), modules
+
+
+def counted(summary):
+    """A gradient's summary with its NaN and inf counts, from its values or, for a big one, its norm."""
+    if summary is None or "nan" in summary:
+        return
+    values = summary["values"]
+    flat = [] if values is None else [values] if not isinstance(values, list) else list(_flat(values))
+    if values is None:
+        flat = [summary["norm"]]
+    summary.update(nan=sum(math.isnan(v) for v in flat), inf=sum(math.isinf(v) for v in flat),
+                   dtype="float32", layout="strided")
+
+
+def _flat(values):
+    for v in values:
+        yield from _flat(v) if isinstance(v, list) else [v]
+
+
+def with_fields(data, marks=None, modules=None, error=None, saved=None):
+    """`data` with the fields the recorder gives the viewer: marks {node: [mark]}, modules
+    {node: path}, an error, saved {(node, name): Summary}; the jumps from the gradients."""
+    for step in data["steps"]:
+        for summary in [step["received"], *(c["grad"] for c in step["contributions"] + step["sent"])]:
+            counted(summary)
+    for node in data["nodes"]:
+        node["marks"] = (marks or {}).get(node["id"], [])
+        node["module"] = (modules or {}).get(node["id"], "")
+        for s in node["saved"]:
+            s["summary"] = (saved or {}).get((node["id"], s["name"]))
+    norms = [(s["received"]["norm"], i) for i, s in enumerate(data["steps"]) if s["received"]]
+    bad = [i for i, s in enumerate(data["steps"])
+           if any(g and g["nan"] + g["inf"] for g in [s["received"], *(x["grad"] for x in s["sent"])])]
+    data["jumps"] = {"nonfinite": bad[0] if bad else None, "largest": max(norms)[1] if norms else None,
+                     "smallest": min(norms)[1] if norms else None}
+    if error:
+        data["error"] = error
+    return data
+
+
+def laid_out(data):
+    return {**data, "svg": layout.svg(data)}
+
+
+SQRT = f"""\
+import torch
+x = torch.tensor([0.0, 1.0, 4.0], requires_grad=True)
+w = torch.tensor([2.0, 3.0, 1.0], requires_grad=True)
+{DETECT}
+    y = torch.sqrt(x) * w
+    loss = y.sum()
+"""
+
+
+@pytest.fixture
+def sqrt(tmp_path):
+    """sqrt at 0: an inf gradient at step 3 (SqrtBackward0 sends inf to x)."""
+    data = record(tmp_path, SQRT)
+    order = [data["nodes"][s["node"]]["name"] for s in data["steps"]]
+    sqrt_node = data["steps"][order.index("SqrtBackward0")]["node"]
+    return with_fields(data, marks={sqrt_node: ["nonfinite"]})
+
+
+def test_a_node_that_sends_inf_is_marked_in_the_graph_and_the_table(sqrt):
+    page = view.viewer(sqrt, layout.svg(sqrt), None)
+    (node,) = [n for n in sqrt["nodes"] if n["marks"]]
+    svg = layout.svg(sqrt)
+    group = re.search(rf'<g data-node="{node["id"]}">(.*?)</g>', svg, re.S)[1]
+    assert group.count("<path") == 2, "a double outline"
+    assert "⚠ NaN/inf" in group
+    rows = re.findall(r"<tr( class=\"[^\"]*\")?><td data-label=\"Step\">(\d+)</td><td data-label=\"Node\">(.*?)</td>",
+                      page)
+    marked = [(number, cell) for cls, number, cell in rows if cls]
+    assert marked == [(str(sqrt["jumps"]["nonfinite"] + 1),
+                       'SqrtBackward0 <span class="snippet-steps__mark is-nonfinite">NaN/inf</span>')]
+    assert view.script_data(sqrt, [])["marks"][node["id"]] == ["nonfinite"]
+
+
+def test_buttons_go_to_the_first_non_finite_and_the_largest_and_smallest_gradient(sqrt):
+    page = view.viewer(sqrt, None, None)
+    buttons = dict(re.findall(r'<button type="button" data-jump="[a-z]+" data-step="(\d+)">([^<]+)</button>', page))
+    assert buttons == {str(sqrt["jumps"]["nonfinite"]): "First NaN/inf", str(sqrt["jumps"]["largest"]):
+                       "Largest gradient", str(sqrt["jumps"]["smallest"]): "Smallest gradient"}
+    step = sqrt["steps"][sqrt["jumps"]["nonfinite"]]
+    assert any(math.isinf(v) for v in step["sent"][0]["grad"]["values"])
+    finite = {**sqrt, "jumps": {**sqrt["jumps"], "nonfinite": None}}
+    assert "First NaN/inf" not in view.viewer(finite, None, None) and "Largest gradient" in view.viewer(finite, None, None)
+    none = {**sqrt, "jumps": {"nonfinite": None, "largest": None, "smallest": None}}
+    assert "data-jump" not in view.viewer(none, None, None)
+
+
+def test_the_panel_flags_a_non_finite_gradient(sqrt):
+    step = sqrt["steps"][sqrt["jumps"]["nonfinite"]]
+    rows = view.panel_rows(sqrt, step)
+    assert [r[3] for r in rows if r[0] == "out"] == ["nonfinite"]
+    assert [r[3] for r in rows if r[0] == "in"] == [""]
+
+
+def test_a_failed_recording_shows_the_error_the_failing_node_and_the_forward_traceback(sqrt):
+    failing = sqrt["steps"][1]["node"]
+    forward = 'File "mine.py", line 5, in <module>\n    y = torch.sqrt(x) * w'
+    data = with_fields(sqrt, error={"node": failing, "step": 1, "message": "Function 'MulBackward0' returned nan",
+                                    "forward": forward})
+    page = view.viewer(data, None, None)
+    alert = re.search(r'<div class="snippet-steps__error" role="alert">(.*?)</div>', page, re.S)[1]
+    name = view.node_name(data, failing)
+    assert f"backward() raised at {name} (step 2): Function &#x27;MulBackward0&#x27; returned nan" in alert
+    assert "Traceback of the forward call that made the node</summary>" in alert
+    assert "y = torch.sqrt(x) * w" in alert
+    assert view.script_data(data, [])["marks"][failing] == ["failed"]
+    assert '<span class="snippet-steps__mark is-failed">raised</span>' in page
+
+
+def test_a_recording_that_failed_at_its_first_node_says_so(sqrt):
+    data = with_fields({**sqrt, "steps": []}, error={"node": None, "step": None, "message": "boom", "forward": ""})
+    page = view.viewer(data, None, None)
+    assert '<p class="snippet-steps__description" aria-live="polite">backward() raised: boom</p>' in page
+    assert "Traceback of the forward call" not in page
+
+
+def test_built_in_nodes_saved_tensors_show_in_the_panel_with_their_statistics(tmp_path):
+    data = record(tmp_path, f"""\
+        import torch
+        torch.manual_seed(0)
+        layer = torch.nn.Linear(3, 2)
+        x = torch.randn(4, 3, requires_grad=True)
+        {DETECT}
+            loss = layer(x).sum()
+        """)
+    (addmm,) = [n for n in data["nodes"] if n["name"] == "AddmmBackward0"]
+    assert [s["name"] for s in addmm["saved"]] == ["mat1", "mat2"]
+    stats = {"shape": [4, 3], "values": None, "text": "4×3, norm 3.1, from -1.5 to 2.2", "norm": 3.1,
+             "min": -1.5, "max": 2.2, "nan": 0, "inf": 0, "dtype": "float32", "layout": "strided"}
+    data = with_fields(data, saved={(addmm["id"], "mat1"): stats})
+    (step,) = [s for s in data["steps"] if s["node"] == addmm["id"]]
+    rows = [r for r in view.panel_rows(data, step) if r[0] == "saved"]
+    assert rows == [["saved", "Saved for backward: mat1", "4×3, norm 3.1, from -1.5 to 2.2 (float32, 48 bytes)", ""],
+                    ["saved", "Saved for backward: mat2", "3×2 (float32, 24 bytes)", ""]]
+    addmm["saved"][1]["error"] = "freed"
+    assert view.saved_tensor_text(addmm["saved"][1]) == "3×2 float32, 24 bytes: freed"
+
+
+def test_a_node_with_several_outputs_receives_one_gradient_per_output(tmp_path):
+    data = with_fields(record(tmp_path, f"""\
+        import torch
+        x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        {DETECT}
+            first, second = x.unbind(0)
+            loss = (first * 2 + second * 3).sum()
+        """))
+    (step,) = [s for s in data["steps"] if data["nodes"][s["node"]]["name"] == "UnbindBackward0"]
+    rows = view.panel_rows(data, step)
+    assert ["sum", "Received, one gradient per output", "output 0: [2, 2]; output 1: [3, 3]", ""] in rows
+    assert not [r for r in rows if r[1] == "Sum received"]
+    assert "<code>output 0: [2, 2]; output 1: [3, 3]</code>" in view.table(data)
+
+
+def test_the_bars_of_the_norms_are_on_a_log_scale():
+    assert view.bar_widths([1.0, 10.0, 100.0, None, 0.0]) == [0.05, 0.525, 1.0, 0.0, 0.0]
+    assert view.bar_widths([3.0, 3.0]) == [1.0, 1.0]
+    assert view.bar_widths([None]) == [0.0]
+
+
+def test_the_overview_has_a_row_per_step_with_its_norm(sqrt):
+    page = view.overview(sqrt)
+    rows = re.findall(r'<tr data-step="(\d+)"[^>]*><td>(\d+)</td><td>([^<]*)', page)
+    assert [(int(i), int(n)) for i, n, _ in rows] == [(i, i + 1) for i in range(len(sqrt["steps"]))]
+    values = [float(v) for v in re.findall(r'<td data-value="([^"]+)">', page)]
+    assert values == [s["received"]["norm"] for s in sqrt["steps"]]
+
+
+# In Chromium: the viewer as a notebook shows it (view.notebook_html), alone on a page.
+
+TRANSFORMER = f"""\
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, batch_first=True)
+x = torch.randn(2, 5, 16)
+{DETECT}
+    out = model(x)
+    loss = out.pow(2).mean()
+"""
+
+
+@pytest.fixture(scope="module")
+def transformer(tmp_path_factory):
+    """A TransformerEncoderLayer's backward pass: 75 nodes, all made by one line."""
+    return laid_out(with_fields(record(tmp_path_factory.mktemp("transformer"), TRANSFORMER, "transformer.py")))
+
+
+def opened(browser, data, width=1280, height=800, scheme="light", before=""):
+    """A page holding the viewer of `data` (laid out), after `before` (HTML)."""
+    page = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme,
+                               reduced_motion="reduce").new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.set_content(f"<!doctype html><html><head><meta charset='utf-8'></head><body>{before}"
+                     f"{view.notebook_html(data)}</body></html>")
+    page.evaluate(TWO_FRAMES)
+    return page
+
+
+LABEL_HEIGHTS = "f => [...f.querySelectorAll('svg text')].map(t => t.getBoundingClientRect().height)"
+
+
+def test_labels_are_at_least_12_px_tall_and_the_graph_scrolls_in_its_box(browser, transformer):
+    page = opened(browser, transformer)
+    figure = page.locator("figure.snippet-steps")
+    heights = figure.evaluate(LABEL_HEIGHTS)
+    assert len(heights) >= 150 and min(heights) >= 12, min(heights)
+    graph = figure.locator(".snippet-steps__graph")
+    assert graph.evaluate("g => g.scrollHeight > g.clientHeight"), "a tall graph scrolls in its box"
+    assert graph.bounding_box()["height"] <= 800 - figure.locator(".snippet-steps__viewer").bounding_box()["height"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    assert figure.locator(".snippet-steps__hint").is_visible()
+    page.context.close()
+
+
+def test_the_zoom_buttons_zoom_the_graph_and_reset_it(browser, transformer):
+    page = opened(browser, transformer)
+    figure = page.locator("figure.snippet-steps")
+    first = figure.evaluate(LABEL_HEIGHTS)[0]
+    figure.get_by_role("button", name="Zoom in").click()
+    assert figure.evaluate(LABEL_HEIGHTS)[0] == pytest.approx(first * 1.25, rel=0.05)
+    figure.get_by_role("button", name="Reset zoom").click()
+    assert figure.evaluate(LABEL_HEIGHTS)[0] == pytest.approx(first, rel=0.01)
+    for _ in range(20):
+        figure.get_by_role("button", name="Zoom out").click()
+    svg, box = figure.locator("svg").bounding_box(), figure.locator(".snippet-steps__graph").bounding_box()
+    assert svg["height"] <= box["height"] + 1 and svg["width"] <= box["width"] + 1, "out as far as all of it shows"
+    assert figure.evaluate(LABEL_HEIGHTS)[0] < first / 2
+    page.context.close()
+
+
+def test_clicking_a_node_or_pressing_enter_on_it_goes_to_its_step(browser, transformer):
+    page = opened(browser, transformer)
+    figure = page.locator("figure.snippet-steps")
+    total = len(transformer["steps"])
+    for number in (40, 7):
+        node = transformer["steps"][number - 1]["node"]
+        target = figure.locator(f'svg [data-node="{node}"]')
+        target.scroll_into_view_if_needed()
+        target.click()
+        assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {number} of {total}"
+        assert figure.locator("svg [data-node].is-current").get_attribute("data-node") == str(node)
+    leaf = transformer["steps"][-1]["node"]
+    figure.locator(f'svg [data-node="{leaf}"]').focus()
+    page.keyboard.press("Enter")
+    assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {total} of {total}"
+    assert page.errors == []
+    page.context.close()
+
+
+def test_dragging_the_graph_pans_it_without_changing_the_step(browser, transformer):
+    page = opened(browser, transformer)
+    figure = page.locator("figure.snippet-steps")
+    graph = figure.locator(".snippet-steps__graph")
+    graph.scroll_into_view_if_needed()
+    before = graph.evaluate("g => [g.scrollLeft, g.scrollTop]")
+    box = graph.bounding_box()
+    x, y = box["x"] + 5, box["y"] + box["height"] / 2  # the box's edge: no node there
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 40, y + 120, steps=5)
+    page.mouse.up()
+    after = graph.evaluate("g => [g.scrollLeft, g.scrollTop]")
+    assert after[1] < before[1] and after[0] <= before[0], (before, after)
+    assert figure.locator(".snippet-steps__counter").inner_text().startswith("Step 1 of ")
+    page.context.close()
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (PHONE, 844)])
+def test_the_controls_the_text_the_node_and_its_line_are_on_screen_at_every_step(browser, transformer, width, height):
+    """A transformer's 75 steps, Next pressed where the reader sees it; the viewer starts below a
+    screenful of other output."""
+    page = opened(browser, transformer, width, height, before='<div style="height: 1200px"></div>')
+    figure = page.locator("figure.snippet-steps")
+    figure.evaluate("f => f.scrollIntoView()")
+    step = 1
+    while True:
+        shown = figure.evaluate(STEP_ON_SCREEN)
+        assert shown["counter"].startswith(f"Step {step} of "), step
+        assert shown["lines"] == 1 and shown["nodes"] == 1, step
+        assert shown["wrong"] == [], f"step {step}"
+        if shown["last"]:
+            break
+        page.mouse.click(shown["x"], shown["y"])
+        step += 1
+    assert step == len(transformer["steps"])
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.context.close()
+
+
+def test_the_jump_buttons_go_to_their_steps(browser, sqrt):
+    page = opened(browser, laid_out(sqrt), scheme="dark")
+    figure = page.locator("figure.snippet-steps")
+    total = len(sqrt["steps"])
+    for name, jump in [("First NaN/inf", "nonfinite"), ("Largest gradient", "largest"), ("Smallest gradient", "smallest")]:
+        figure.get_by_role("button", name=name).click()
+        assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {sqrt['jumps'][jump] + 1} of {total}"
+    figure.get_by_role("button", name="First NaN/inf").click()
+    current = figure.locator("svg [data-node].is-current")
+    assert "is-nonfinite" in current.get_attribute("class")
+    flagged = figure.locator(".snippet-steps__panel dd.is-nonfinite")
+    assert flagged.count() == 1 and "inf" in flagged.inner_text()
+    outline = current.locator("path").first.evaluate("p => getComputedStyle(p).stroke")
+    assert outline not in ("none", "rgb(0, 0, 0)")
+    screenshot(page, "viewer-nonfinite-dark")
+    page.context.close()
+
+
+def test_the_table_of_norms_sorts_by_a_column_and_goes_to_a_rows_step(browser, transformer):
+    page = opened(browser, transformer)
+    figure = page.locator("figure.snippet-steps")
+    figure.locator(".snippet-steps__overview summary").click()
+    table = figure.locator(".snippet-steps__norms")
+    table.get_by_role("button", name="Gradient norm (log scale)").click()
+    values = [float(v) for v in table.locator("tbody td[data-value]").evaluate_all("tds => tds.map(t => t.dataset.value)")]
+    assert values == sorted(values, reverse=True) and values != sorted(values)
+    table.get_by_role("button", name="Gradient norm (log scale)").click()
+    values = [float(v) for v in table.locator("tbody td[data-value]").evaluate_all("tds => tds.map(t => t.dataset.value)")]
+    assert values == sorted(values)
+    table.get_by_role("button", name="Step").click()
+    assert table.locator("tbody tr").first.get_attribute("data-step") == str(len(transformer["steps"]) - 1)
+    row = table.locator("tbody tr").nth(5)
+    step = int(row.get_attribute("data-step"))
+    row.click()
+    total = len(transformer["steps"])
+    assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {step + 1} of {total}"
+    widths = table.locator(".snippet-steps__bar").evaluate_all("bars => bars.map(b => b.getBoundingClientRect().width)")
+    assert max(widths) > 5 * min(w for w in widths if w), "the bars differ on a log scale"
+    page.context.close()
+
+
+def jupyterlab_table_styles():
+    """JupyterLab's rules for an output's tables (.jp-RenderedHTMLCommon), from the installed JupyterLab."""
+    static = next(Path(sys.prefix, "share/jupyter/lab/static").glob("jlab_core.*.js")).read_text(encoding="utf-8")
+    rules = re.findall(r"(?:^|\n)((?:[^{}\n]*\.jp-RenderedHTMLCommon (?:table|td|th|tr)[^{}]*)\{[^}]*\})", static)
+    assert len(rules) >= 4
+    return "\n".join(rules)
+
+
+def test_in_jupyterlab_the_table_is_left_aligned_and_not_clipped(browser, transformer):
+    styles = jupyterlab_table_styles()
+    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    page.set_content(f"<!doctype html><html><head><meta charset='utf-8'><style>{styles}</style></head><body>"
+                     f'<div class="jp-RenderedHTMLCommon jp-OutputArea-output" style="width: 900px">'
+                     f"{view.notebook_html(transformer)}</div></body></html>")
+    figure = page.locator("figure.snippet-steps")
+    figure.locator(".snippet-steps__table summary").click()
+    table = figure.locator(".snippet-steps__table table")
+    assert table.evaluate("t => getComputedStyle(t).tableLayout") == "auto"
+    aligns = set(table.locator("td, th").evaluate_all("cs => cs.map(c => getComputedStyle(c).textAlign)"))
+    assert aligns == {"left"}
+    left = figure.locator(".snippet-steps__table .snippet-steps__scroll").bounding_box()["x"]
+    assert table.bounding_box()["x"] == pytest.approx(left, abs=1)
+    last = table.locator("tbody td:last-child")
+    assert last.evaluate_all("tds => tds.every(t => t.scrollWidth <= t.clientWidth + 1)"), "no cell clips its text"
+    page.context.close()
+
+
+# A real model's graph, drawn collapsed by module.
+
+ENCODER = f"""\
+import torch
+from torch import nn
+torch.manual_seed(0)
+layer = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, batch_first=True)
+model = nn.TransformerEncoder(layer, num_layers=6, enable_nested_tensor=False)
+x = torch.randn(2, 5, 16)
+{DETECT}
+    with traced(model, spans):
+        loss = model(x).pow(2).mean()
+"""
+
+
+@pytest.fixture(scope="module")
+def encoder(tmp_path_factory):
+    """A 6-layer TransformerEncoder's backward pass (455 nodes), each node with its module."""
+    data, modules = record_model(tmp_path_factory.mktemp("encoder"), ENCODER, "encoder.py")
+    return laid_out(with_fields(data, modules=modules))
+
+
+def test_a_graph_of_more_than_150_nodes_is_drawn_collapsed_by_module(encoder):
+    modules = layout.modules(encoder)
+    assert len(encoder["nodes"]) == 455 > layout.COLLAPSE and layout.collapsed(encoder)
+    assert {"layers.3.self_attn", "layers.3.linear1", "layers.3.norm2", "layers.5"} <= set(modules)
+    svg = "{http://www.w3.org/2000/svg}"
+    views = ET.fromstring(encoder["svg"]).findall(f"{svg}svg")
+    assert [v.get("data-view") for v in views] == [str(k) for k in range(-1, len(modules))]
+    assert [v.get("display") for v in views] == [None] + ["none"] * len(modules), "the modules show first"
+    boxes = {int(g.get("data-module")): [t.text for t in g.iter(f"{svg}text")] for g in views[0].iter()
+             if g.get("data-module")}
+    assert boxes == {k: [path, f"{len(ids)} nodes"] for k, (path, ids) in enumerate(modules.items())}
+    placed = [int(g.get("data-node")) for v in views for g in v.iter() if g.get("data-node")]
+    assert sorted(placed) == list(range(455)), "each node drawn once: in its module's view, or among the modules"
+    outside = {int(g.get("data-node")) for g in views[0].iter() if g.get("data-node")}
+    assert outside == {n["id"] for n in encoder["nodes"] if not n["module"]}
+
+
+def test_a_module_expands_on_click_and_a_search_finds_a_parameter(browser, encoder):
+    page = opened(browser, encoder)
+    figure = page.locator("figure.snippet-steps")
+    shown = figure.evaluate(LABEL_HEIGHTS)
+    assert min(h for h in shown if h) >= 12
+    paths = list(layout.modules(encoder))
+    total = len(encoder["steps"])
+    k = paths.index("layers.2.linear1")
+    figure.locator(f'svg[data-view="-1"] [data-module="{k}"]').click()
+    assert figure.locator(f'svg[data-view="{k}"]').get_attribute("display") == "inline"
+    assert figure.locator('svg[data-view="-1"]').get_attribute("display") == "none"
+    first = next(i for i, s in enumerate(encoder["steps"]) if encoder["nodes"][s["node"]]["module"] == paths[k])
+    assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {first + 1} of {total}"
+    current = figure.locator(f'svg[data-view="{k}"] [data-node].is-current')
+    assert encoder["nodes"][int(current.get_attribute("data-node"))]["module"] == "layers.2.linear1"
+    figure.get_by_role("button", name="All modules", exact=True).click()
+    assert figure.locator('svg[data-view="-1"]').get_attribute("display") == "inline"
+    assert "is-current" in figure.locator(f'svg[data-view="-1"] [data-module="{k}"]').get_attribute("class")
+    other = paths.index("layers.4.self_attn")
+    figure.locator("select.snippet-steps__modules").select_option(str(other))
+    assert figure.locator(f'svg[data-view="{other}"]').get_attribute("display") == "inline"
+    search = figure.get_by_role("searchbox", name="Find a node or parameter by name")
+    search.fill("layers.4.linear2.weight")
+    search.press("Enter")
+    (step,) = [i for i, s in enumerate(encoder["steps"])
+               if encoder["nodes"][s["node"]]["label"] == "model.layers.4.linear2.weight"]
+    assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {step + 1} of {total}"
+    assert figure.locator(".snippet-steps__found").inner_text() == "1 of 1"
+    search.fill("no such node")
+    search.press("Enter")
+    assert figure.locator(".snippet-steps__found").inner_text() == "none found"
+    assert page.errors == []
+    page.context.close()
