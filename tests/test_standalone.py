@@ -91,6 +91,85 @@ def test_what_changes_a_name_the_block_reads_is_kept_and_what_only_shows_is_not(
           dropped=["unused", "an earlier print"])
 
 
+def test_an_error_an_earlier_block_shows_is_left_out(project):
+    """A try whose handlers only show what was raised is there to raise (the second backward()
+    of a graph already freed): taken to raise before it changes anything, it is left out with
+    what only it needs, as is an expression that calls nothing."""
+    path = write(project, "shown_error.py", """\
+        items = [1, 2]
+        items.pop()
+        spare = [7]
+        try:
+            items.pop(spare[0])
+        except IndexError as err:
+            print(f"IndexError: {err}")
+        items
+        # the block
+        items.append(3)
+        print(items)
+        """)
+    check(path, project, kept=["items.pop()"], dropped=["IndexError", "spare", "items\n"])
+
+
+def test_a_call_of_a_function_that_only_shows_is_left_out(project):
+    """A function of the file, or of a helper module, whose code only shows (prints, binds its
+    own names, changes objects it made itself, calls itself): a call of it is left out, and
+    one of a function that changes what it is given is kept."""
+    write(project, "table.py", """\
+        def show(rows):
+            \"\"\"Print the rows, padded.\"\"\"
+            width = max(len(r) for r in rows)
+            lines = []
+            for r in rows:
+                lines.append(r.ljust(width) + " |")
+            print("\\n".join(lines))
+        """)
+    path = write(project, "shows.py", """\
+        from table import show
+
+        rows = ["a", "bb"]
+
+
+        def walk(n):
+            if n:
+                print(n)
+                walk(n - 1)
+                return
+
+
+        def grow(r):
+            r.append("d")
+
+
+        if rows:
+            show(rows)
+        walk(2)
+        grow(rows)
+        # the block
+        print(len(rows))
+        """)
+    check(path, project, kept=["grow(rows)", "def grow"], dropped=["show", "walk", "table"])
+
+
+def test_a_loop_the_block_needs_is_kept_without_what_it_shows(project):
+    """A loop that changes what the block uses and prints as it goes (a training loop) is kept
+    in the setup without its prints; a body left with nothing is `pass`."""
+    path = write(project, "loop.py", """\
+        total = [0]
+        for step in range(3):
+            total[0] += step
+            print(f"step {step}: {total[0]}")
+            if step < 2:
+                print("on")
+            else:
+                total.append(step)
+        # the block
+        print(total)
+        """)
+    copy = check(path, project, kept=["total[0] += step", "total.append(step)"], dropped=["step {step}", "on"])
+    assert "    if step < 2:\n        pass\n    else:\n" in copy, copy
+
+
 def test_a_name_an_except_clause_binds_is_no_dependency(project):
     path = write(project, "errors.py", """\
         w = [1.0]
@@ -447,6 +526,18 @@ def test_a_copy_holds_the_part_of_the_data_its_code_uses(project):
         """)
     copy = copy_of(path, project, data)  # not read into a name of its own: all of it
     assert "'unused'" in copy and printed(copy) == "2\n"
+    path = write(project, "block_reads.py", """\
+        import json
+        from pathlib import Path
+
+        HERE = Path(__file__).parent
+        # the block
+        data = json.loads((HERE / "runs.json").read_text())
+        print(data["baseline"], [v["ms"] for v in data["variants"]])
+        """)
+    copy = copy_of(path, project, data)  # read in the block: the part the block uses
+    assert "'ms': 2.0" in copy and "rounds" not in copy and "unused" not in copy and "provenance" not in copy
+    assert printed(copy) == "plain [2.0, 1.0]\n"
 
 
 def work(project, lessons):
