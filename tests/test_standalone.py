@@ -111,6 +111,91 @@ def test_an_error_an_earlier_block_shows_is_left_out(project):
     check(path, project, kept=["items.pop()"], dropped=["IndexError", "spare", "items\n"])
 
 
+def test_an_error_raised_by_a_change_in_place_is_kept_and_shows_nothing(project):
+    """A try whose code changes an object in place (a method named for it, `add_`) may raise
+    once the change is done (torch's inference tensors do): it is kept, its handler silent."""
+    path = write(project, "in_place_error.py", """\
+        class Box:
+            def __init__(self):
+                self.items = []
+
+            def add_(self, value):
+                self.items.append(value)
+                raise ValueError("full")
+
+
+        box = Box()
+        try:
+            box.add_(1)
+        except ValueError as err:
+            print(f"ValueError: {err}")
+        # the block
+        print(box.items)
+        """)
+    copy = check(path, project, kept=["box.add_(1)"], dropped=["ValueError: {err}"])
+    assert "except ValueError as err:\n    pass\n" in copy, copy
+
+
+def test_a_hook_that_only_shows_is_left_out_and_a_function_only_the_setup_calls_is_silent(project):
+    """Registering a hook that only prints changes only what is shown; a function of the setup
+    that the block does not call runs without its prints. Both take it that the block does not
+    run what an earlier block registered (the site's copies are compared with their blocks)."""
+    path = write(project, "hooks.py", """\
+        class Signal:
+            def __init__(self):
+                self.hooks = []
+
+            def register_hook(self, hook):
+                self.hooks.append(hook)
+
+
+        calls = []
+
+
+        def count(value):
+            calls.append(value)
+            print("counted", value)
+
+
+        signal = Signal()
+        signal.register_hook(lambda value: print("fired", value))
+        count(1)
+        # the block
+        print(calls, signal.hooks[1:])
+        """)
+    copy = check(path, project, kept=["count(1)", "calls.append(value)"], dropped=["fired", "counted"])
+    assert "def count(value):\n    calls.append(value)\n" in copy, copy
+
+
+def test_a_class_is_changed_only_by_what_changes_it_itself(project):
+    """A call of a class, or of a method of what it made, changes no class: a block that
+    subclasses it needs its definition, not the calls; an assignment to its attribute does."""
+    path = write(project, "classes.py", """\
+        class Double:
+            def __init__(self, value):
+                self.value = 2 * value
+
+            def show(self):
+                print("double", self.value)
+
+
+        def plus(self, other):
+            return self.value + other
+
+
+        Double(1).show()
+        Double.plus = plus
+        # the block
+        class Triple(Double):
+            def __init__(self, value):
+                self.value = 3 * value
+
+
+        print(Triple(2).plus(1))
+        """)
+    check(path, project, kept=["Double.plus = plus", "def plus"], dropped=["Double(1)"])
+
+
 def test_a_call_of_a_function_that_only_shows_is_left_out(project):
     """A function of the file, or of a helper module, whose code only shows (prints, binds its
     own names, changes objects it made itself, calls itself): a call of it is left out, and

@@ -203,7 +203,8 @@ class Source:
         imports = [t for s in chosen if s.is_import and not self.helper(s) and (t := import_text(s.node, used))]
         imports += [t for t in inlined.imports if t not in imports]
         values = used_data(self.data, [s.node for s in chosen + kept])  # what the copy's code takes of the data
-        own = [textwrap.dedent(plain(silent(self.text(self.settled(s), values=values), self.shows)))
+        quiet = self.called_in_setup(chosen, wanted)
+        own = [textwrap.dedent(plain(silent(self.text(self.settled(s), values=values), self.shows, quiet)))
                for s in chosen if not s.is_import]
         setup = inlined.definitions + own
         lead = list(itertools.takewhile(lambda s: s.is_import or is_docstring(s), kept)) if imports or setup else []
@@ -217,6 +218,17 @@ class Source:
             setup.insert(0, f"__file__ = {where!r}  # where this code lives in the repository")
             fold = join([f"__file__ = {where!r}  # where this code lives in the repository", fold])
         return Program(fold, join([*head, "\n".join(all_imports), *setup, code]))
+
+    @staticmethod
+    def called_in_setup(chosen: list[Statement], wanted: AbstractSet[str]) -> set[str]:
+        """The functions the setup `chosen` defines that the block, reading the names `wanted`,
+        does not call, directly or through another (a hook the setup registers and runs)."""
+        functions = {s.node.name: s for s in chosen if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        reached, todo = set(), set(wanted) & set(functions)
+        while todo:
+            reached.add(name := todo.pop())
+            todo |= (functions[name].loads & set(functions)) - reached
+        return set(functions) - reached
 
     def cell(self, first: int, last: int, helpers: Inlined, after: dict[Statement, str] | None = None) -> str:
         """Lines first..last as a notebook cell holds them: as a copy has them (helper imports

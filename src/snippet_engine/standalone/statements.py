@@ -129,22 +129,51 @@ def is_data_read(node: ast.AST) -> TypeGuard[ast.Call]:
 
 def is_output(statement: ast.AST, shows: AbstractSet[str] = frozenset()) -> bool:
     """A statement that only shows something: a print, a plot, an assert, an expression that
-    calls nothing, a call of a function that only shows (named in `shows`: `showing`), a loop
-    of them; or that shows an error: a try whose handlers only show, as its code is there to
-    raise (it is taken to raise before it changes anything, as the errors the pages show do)."""
+    calls nothing, a call of a function that only shows (named in `shows`: `showing`) or one
+    that registers such a function as a hook, a loop of them; or that shows an error: a try whose handlers only show, as its code is there to
+    raise. That code is taken to raise before it changes anything (the second backward() of a
+    freed graph), unless it changes an object in place itself (`b.add_(1)`, `h[0] = 0`), as an
+    in-place operation may raise once it is done (torch's check of an inference tensor)."""
     match statement:
         case ast.Expr(ast.Call(ast.Name(name))) if name in OUTPUT_CALLS or name in shows:
             return True
         case ast.Expr(ast.Call(ast.Attribute(_, method))) if method in OUTPUT_METHODS:
             return True
+        case ast.Expr(ast.Call(func, args)) if "hook" in ast.unparse(func).rpartition(".")[2]:
+            functions = [a for a in args if isinstance(a, (ast.Lambda, ast.Name))]
+            return bool(functions) and all(only_shows(f, shows) for f in functions)  # a hook that only shows
         case ast.Expr(value) if not any(isinstance(n, CALLS) for n in ast.walk(value)):
             return True
         case ast.Assert() | ast.Pass():
             return True
-        case ast.Try(handlers=handlers, orelse=[], finalbody=[]) if handlers:
-            return all(is_output(s, shows) for handler in handlers for s in handler.body)
+        case ast.Try(body=body, handlers=handlers, orelse=[], finalbody=[]) if handlers:
+            return not any(in_place(n) for s in body for n in ast.walk(s)) \
+                and all(is_output(s, shows) for handler in handlers for s in handler.body)
         case ast.For() | ast.While() | ast.If() | ast.With():
             return all(is_output(s, shows) for s in statement.body + getattr(statement, "orelse", []))
+    return False
+
+
+def only_shows(function: ast.Lambda | ast.Name, shows: AbstractSet[str]) -> bool:
+    """A function that only shows: one named in `shows`, or a lambda that calls print or one of them."""
+    match function:
+        case ast.Name(id=name):
+            return name in shows
+        case ast.Lambda(body=ast.Call(ast.Name(name))):
+            return name in OUTPUT_CALLS or name in shows
+    return False
+
+
+def in_place(node: ast.AST) -> bool:
+    """An in-place change: a call of a method named for one (`add_`, torch's way), an assignment
+    to an item or attribute."""
+    match node:
+        case ast.Call(ast.Attribute(attr=name)) if name.endswith("_") and not name.startswith("_"):
+            return True
+        case ast.Assign(targets=targets):
+            return any(not isinstance(n, ast.Name) for t in targets for n in leaves(t))
+        case ast.AugAssign(target=target) | ast.AnnAssign(target=target):
+            return not isinstance(target, ast.Name)
     return False
 
 

@@ -35,10 +35,11 @@ def plain(code: str) -> str:
                      if n not in dropped and (line.strip() or n in in_strings))
 
 
-def silent(code: str, shows: AbstractSet[str] = frozenset()) -> str:
+def silent(code: str, shows: AbstractSet[str] = frozenset(), functions: AbstractSet[str] = frozenset()) -> str:
     """A statement of a copy's setup without the statements inside it that only show something
     (`is_output`, with the functions `shows`): a loop that trains and prints each step trains
-    without printing; a body left with nothing is `pass`. A definition's code stays as it is."""
+    without printing; a body left with nothing is `pass`. A definition's code stays as it is,
+    but for the functions named in `functions` (those only the setup calls: a hook it registers)."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -65,6 +66,8 @@ def silent(code: str, shows: AbstractSet[str] = frozenset()) -> str:
     for statement in tree.body:
         if not isinstance(statement, (*SCOPES[:2], ast.ClassDef)):
             inner(statement)
+        elif isinstance(statement, SCOPES[:2]) and statement.name in functions:
+            visit(statement.body)
     if not dropped:
         return code
     return "\n".join(passes.get(n, line) for n, line in enumerate(lines) if n not in dropped or n in passes)
