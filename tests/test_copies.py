@@ -3,6 +3,9 @@ the page (`data-copy`, what the copy button copies: test_browser.py presses the 
 alone in an empty folder, prints what the block shows, writes no file the snippet itself does
 not write, and holds the block plus what it uses, not the site's machinery."""
 
+import ast
+import contextlib
+import difflib
 import json
 import re
 import statistics
@@ -11,31 +14,77 @@ import sys
 from collections import defaultdict
 
 import pytest
-from conftest import CHAPTERS, SNIPPETS, mkdocs, normalised, pages, printed, soup
+from conftest import CHAPTERS, SNIPPETS, kind, mkdocs, normalised, pages, soup
 
+from snippet_engine import kinds
+from snippet_engine.kinds.warning import WARNING
 from snippet_engine.runner import SnippetError
 
 OUTPUTS = ("snippet-output", "snippet-warning", "snippet-figure", "snippet-graph", "snippet-steps")
+WARNING_LINE = re.compile(r"^[A-Z]\w*Warning: ")  # a line of `warning_line`
+TIMES = re.compile(r" \((twice|(\d+) times)\)$")  # a warning box's title says how often it was raised
+SAME = "The same warning as above: "  # a warning box says so for a warning an earlier box showed in full
+
+
+def warning_line(category, message, times=1):
+    """A warning as a line to compare: its category and first sentence (a page shows the rest of
+    a warning only where it first shows it), once for each time it was raised."""
+    first = re.split(r"(?<=\.)\s", message.removeprefix(SAME), maxsplit=1)[0]
+    return [f"{category}: {first}"] * times
+
+
+def page_lines(block):
+    """What the page shows under a block, as lines to compare: each printed line (stdout and
+    stderr), each warning (`warning_line`), a line for each figure and graph; not a
+    step-through, which the page alone shows (a copy run as a plain program records nothing)."""
+    lines, sibling = [], block.find_next_sibling()
+    while sibling is not None and set(OUTPUTS) & set(sibling.get("class", [])):
+        classes = sibling["class"]
+        if "snippet-output" in classes:
+            lines += sibling.select_one("code").get_text().split("\n")
+        elif "snippet-warning" in classes:
+            title = sibling.select_one(".admonition-title").get_text()
+            times = TIMES.search(title)
+            count = 1 if not times else 2 if times[1] == "twice" else int(times[2])
+            lines += warning_line(TIMES.sub("", title), sibling.select("p")[1].get_text(), count)
+        elif "snippet-figure" in classes or "snippet-graph" in classes:
+            lines.append("[" + classes[0].removeprefix("snippet-") + "]")
+        sibling = sibling.find_next_sibling()
+    return lines
+
+
+def run_lines(outputs):
+    """What a run's outputs would show under a block, as `page_lines` reads a page."""
+    lines = []
+    for out in kinds.merged(outputs):
+        match kind(out):
+            case "stdout" | "stderr" | "text":
+                lines += out.get("text", out.get("data", {}).get("text/plain", "")).rstrip().split("\n")
+            case "warning":
+                lines += warning_line(**out["data"][WARNING], times=out.get("times", 1))
+            case "figure" | "graph" as name:
+                lines.append(f"[{name}]")
+    return lines
 
 
 def page_copies(site, notebooks=False, chapter=None):
-    """(page, snippet file, block text, copy, printed output shown under the block) of every
-    code block with a copy of the chapter pages (or of the notebook pages), or of one chapter's."""
+    """(page, snippet file, block text, copy, what the page shows under the block: `page_lines`,
+    the warnings it shows above the block) of every code block with a copy of the chapter pages
+    (or of the notebook pages), or of one chapter's."""
     found = []
     for page in pages(site):
         name = page.parent.relative_to(site).as_posix()
         if name == "." or name.startswith("notebooks") != notebooks or chapter not in (None, page.parent.name):
             continue
         content = soup(page).select_one(".md-content")
+        warned = set()
         for block in content.select("div.highlight[data-copy]"):
             title = block.select_one(".filename")
             code = block.select_one("td.code code") or block.select_one("code")
-            shown, sibling = "", block.find_next_sibling()
-            while sibling is not None and set(OUTPUTS) & set(sibling.get("class", [])):
-                if "snippet-stdout" in sibling["class"]:
-                    shown += sibling.select_one("code").get_text() + "\n"
-                sibling = sibling.find_next_sibling()
-            found.append((name, title.get_text() if title else "", code.get_text(), block["data-copy"], shown))
+            shown = page_lines(block)
+            found.append((name, title.get_text() if title else "", code.get_text(), block["data-copy"], shown,
+                          set(warned)))
+            warned |= {line for line in shown if WARNING_LINE.match(line)}
     return found
 
 
@@ -46,7 +95,21 @@ def chapter_copies(built_site):
 
 def test_the_chapters_have_their_copies(chapter_copies):
     assert len(chapter_copies) > 250
-    assert all(copy.strip() for *_, copy, _ in chapter_copies)
+    assert all(copy.strip() for *_, copy, _, _ in chapter_copies)
+
+
+# What differs between two runs of the same code, which `comparable` makes the same: the prefix
+# of torch's log lines (level, date, time, process, the file that logs: `W1203 17:15:39.295000
+# 14941 torch/_dynamo/variables/tensor.py:1759] [0/0] `), and the marks under a traceback's
+# source line (`normalised` leaves out source lines: a copy runs as `python -c`, whose have none).
+TORCH_LOG = re.compile(r"^[IWEF]\d{4} [\d:.]+ \d+ \S+:\d+\] (\[\d+/\d+\] )?", re.M)
+MARKS = re.compile(r"\n *[~^]+ *(?=\n|$)")
+
+
+def comparable(lines):
+    """Lines of output, the same for two runs of the same code (`TORCH_LOG`, `MARKS`), traceback
+    places included (`normalised`)."""
+    return MARKS.sub("", normalised(TORCH_LOG.sub("", "\n".join(lines)))).split("\n")
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -54,36 +117,59 @@ def test_every_copy_runs_alone_prints_what_its_block_shows_and_writes_only_the_s
         built_site, runner, tmp_path, chapter):
     """Each copy of the chapter's page and of its notebook's page runs as `python -c` in a folder
     of its own (the engine emulates it, so that 700 copies need not import torch 700 times;
-    test_browser.py runs real ones). A copy that several blocks share (a notebook cell and
-    the chapter's block it comes from, most often) runs once, and is checked for each."""
+    test_browser.py runs real ones) and shows what the page shows under its block, line for line
+    (`page_lines`, `comparable`). A copy that several blocks share (a notebook cell and the
+    chapter's block it comes from, most often) runs once, and is checked for each."""
     uses = defaultdict(list)
     for use in page_copies(built_site, False, chapter) + page_copies(built_site, True, chapter):
         uses[use[3]].append(use)
     assert uses, "every chapter and its notebook have code blocks"
+    wrong = []
     for n, (copy, blocks) in enumerate(uses.items()):
         folder = tmp_path / str(n)
         folder.mkdir()
         result = runner.run_code(copy, cwd=folder)
-        for page, title, code, _, shown in blocks:
+        ran = run_lines(result.select())
+        for page, title, code, _, shown, warned in blocks:
+            # Python shows a warning once for each place that raises it: the page under the block
+            # that raised it first, the copy where its setup runs that code.
+            copied = comparable([line for line in ran if line not in warned or line in shown])
             if result.error:
-                raise AssertionError(f"{page}: the copy of {title}\n{code[:300]}\nfails: {SnippetError(result)}")
-            assert normalised(printed(result.select())).endswith(normalised(shown)), f"{page}: {title}\n{code[:200]}"
+                wrong.append(f"{page}: the copy of {title}\n{code[:300]}\nfails: {SnippetError(result)}")
+            elif copied != comparable(shown):
+                diff = difflib.unified_diff(comparable(shown), copied, "the page", "the copy", lineterm="", n=1)
+                wrong.append(f"{page}: the copy of {title}\n{code[:200]}\nshows\n" + "\n".join(diff))
             # A notebook cell's title is its number: its copy's own code names what it writes.
             source = (SNIPPETS / title).read_text(encoding="utf-8") if title.endswith(".py") else copy
             for written in (p for p in folder.rglob("*") if p.is_file()):
                 assert written.stem.split(".")[0] in source, f"{page}: the copy of {title} writes {written.name}"
+    assert not wrong, f"{len(wrong)} of {sum(map(len, uses.values()))} copies:\n\n" + "\n\n".join(wrong)
+
+
+def data_lines(code):
+    """The lines of a data file's values as code holds them: an assignment of a literal of several lines."""
+    found = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Dict, ast.List)) and node.end_lineno > node.lineno:
+            with contextlib.suppress(ValueError):
+                ast.literal_eval(node.value)
+                found |= set(range(node.lineno, node.end_lineno + 1))
+    return found
 
 
 @pytest.mark.parametrize("notebooks", [False, True], ids=["chapters", "notebooks"])
 def test_a_copy_holds_the_block_and_no_machinery(built_site, notebooks):
     """The block's lines, in order, but for helper imports and data reads (their code and values
-    are in the copy) and a notebook's display() of a graph; no install step, no file written
-    behind the reader's back, no recorder."""
-    for page, title, code, copy, _ in page_copies(built_site, notebooks):
+    are in the copy: in a notebook's cell, all of the values; in its copy, what its code reads)
+    and a notebook's display() of a graph; no install step, no file written behind the reader's
+    back, no recorder."""
+    for page, title, code, copy, *_ in page_copies(built_site, notebooks):
         lines = iter(copy.splitlines())
         source = (SNIPPETS / title).read_text(encoding="utf-8") if title.endswith(".py") else ""
-        for line in code.splitlines():
-            if line.strip() and not re.search(r"^(from|import) \w+|json\.loads|__file__|ROOT|RESULTS|display\(", line):
+        values = data_lines(code)
+        for n, line in enumerate(code.splitlines(), 1):
+            if line.strip() and n not in values \
+                    and not re.search(r"^(from|import) \w+|json\.loads|__file__|ROOT|RESULTS|display\(", line):
                 assert any(line == candidate for candidate in lines), f"{page}: {title}: {line!r} is not in its copy"
         for machinery in ("write_text(", "pip install", "autograd_steps", "set_detect_anomaly(True, check_nan"):
             if machinery not in source:
@@ -104,7 +190,7 @@ def test_copies_are_the_block_plus_what_it_uses(chapter_copies):
     optimizer it runs on."""
     for errors, (most, far_most) in [(False, (2.4, 20)), (True, (3.0, 0))]:
         pairs = [(len(copy.rstrip("\n").splitlines()), len(code.rstrip("\n").splitlines()))
-                 for page, _, code, copy, _ in chapter_copies if page.startswith("errors") == errors]
+                 for page, _, code, copy, *_ in chapter_copies if page.startswith("errors") == errors]
         copies, blocks = zip(*pairs)
         ratio = statistics.median(copies) / statistics.median(blocks)
         far = sum(c - b > 80 for c, b in pairs)
