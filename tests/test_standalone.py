@@ -167,6 +167,33 @@ def test_a_hook_that_only_shows_is_left_out_and_a_function_only_the_setup_calls_
     assert "def count(value):\n    calls.append(value)\n" in copy, copy
 
 
+def test_helper_modules_that_import_each_other_are_read_once_each(project):
+    """Finding the functions that only show follows a helper's own helpers, not back to the
+    module that imports it."""
+    write(project, "first.py", """\
+        from second import two
+
+
+        def one():
+            print("one")
+        """)
+    write(project, "second.py", """\
+        import first
+
+
+        def two():
+            first.one()
+        """)
+    path = write(project, "cycle.py", """\
+        from first import one
+
+        one()
+        # the block
+        print(1)
+        """)
+    check(path, project, dropped=["one"])
+
+
 def test_a_class_is_changed_only_by_what_changes_it_itself(project):
     """A call of a class, or of a method of what it made, changes no class: a block that
     subclasses it needs its definition, not the calls; an assignment to its attribute does."""

@@ -20,6 +20,8 @@ from snippet_engine.standalone.needs import Drawing, calls_drawing, drawing, dra
 from snippet_engine.standalone.statements import Statement, free_names, is_docstring, showing, statements_of
 from snippet_engine.standalone.text import import_text, join, plain, silent
 
+READING: set[Path] = set()  # the files whose helper modules are being read (Source.showing)
+
 
 @dataclass
 class Program:
@@ -81,13 +83,17 @@ class Source:
 
     def showing(self) -> set[str]:
         """The names of the functions that only show something (`showing`): of this file, and
-        those it imports from a helper module."""
+        those it imports from a helper module (not from one that imports this file back)."""
         imported = set()
-        for s in self.statements:
-            if (found := self.helper(s)) and found[1] != self.path:
-                taken, module = found
-                helper = helper_source(module, self.project, module.stat().st_mtime_ns)
-                imported |= {local for local, name in taken.items() if name in helper.shows}
+        READING.add(self.path)
+        try:
+            for s in self.statements:
+                if (found := self.helper(s)) and found[1] not in READING:
+                    taken, module = found
+                    helper = helper_source(module, self.project, module.stat().st_mtime_ns)
+                    imported |= {local for local, name in taken.items() if name in helper.shows}
+        finally:
+            READING.discard(self.path)
         return imported | showing([s.node for s in self.statements if isinstance(s.node, ast.FunctionDef)], imported)
 
     @functools.cached_property
