@@ -6,6 +6,11 @@ and names of its own, a value made from the last lesson's, prints, an effect on 
 temporary folder; each size is measured in a fresh process, with nothing cached.
 
     .venv/bin/python bench/copy_size.py [--lines 4000 16000 64000]
+
+With --site, the sizes of the copies of a built site's blocks whose snippet reads a data file
+(json.loads), in lines against their block's, the largest first:
+
+    .venv/bin/python bench/copy_size.py --site site
 """
 
 import argparse
@@ -16,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+SNIPPETS = Path(__file__).resolve().parents[1] / "snippets"
 LESSON = """\
 # lesson {i}
 random.seed({i})
@@ -54,11 +60,34 @@ def measure(path):
     return timings
 
 
+def data_copies(site, snippets=SNIPPETS):
+    """(copy lines / block lines, copy lines, block lines, page, snippet file, copy) of each block of
+    the built `site` whose snippet reads a data file, the largest ratio first."""
+    from bs4 import BeautifulSoup
+
+    readers = {p.relative_to(snippets).as_posix() for p in snippets.rglob("*.py") if "json.loads" in p.read_text()}
+    rows = []
+    for page in sorted(site.rglob("index.html")):
+        for block in BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select("div.highlight[data-copy]"):
+            title = block.select_one(".filename")
+            if title and title.get_text() in readers:
+                code = (block.select_one("td.code code") or block.select_one("code")).get_text()
+                copy, shown = len(block["data-copy"].rstrip("\n").splitlines()), len(code.rstrip("\n").splitlines())
+                rows.append((copy / shown, copy, shown, page.parent.relative_to(site).as_posix(), title.get_text(),
+                             block["data-copy"]))
+    return sorted(rows, reverse=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, nargs="+", default=[4000, 16000, 64000])
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # measure one file, in this process
+    parser.add_argument("--site", type=Path, help="a built site: the sizes of its data-reading blocks' copies")
     args = parser.parse_args()
+    if args.site:
+        for ratio, copy, shown, page, snippet, _ in data_copies(args.site):
+            print(f"{ratio:5.1f}x  {copy:4} lines for {shown:3}  {page}: {snippet}")
+        return
     if args.one:
         print(json.dumps(measure(args.one)))
         return

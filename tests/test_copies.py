@@ -3,6 +3,9 @@ the page (`data-copy`, what the copy button copies: test_browser.py presses the 
 alone in an empty folder, prints what the block shows, writes no file the snippet itself does
 not write, and holds the block plus what it uses, not the site's machinery."""
 
+import ast
+import contextlib
+import difflib
 import json
 import re
 import statistics
@@ -11,31 +14,78 @@ import sys
 from collections import defaultdict
 
 import pytest
-from conftest import CHAPTERS, SNIPPETS, mkdocs, normalised, pages, printed, soup
+from conftest import CHAPTERS, SNIPPETS, kind, mkdocs, normalised, pages, soup
+from test_standalone import copy_size  # bench/copy_size.py
 
+from snippet_engine import kinds
+from snippet_engine.kinds.warning import WARNING
 from snippet_engine.runner import SnippetError
 
 OUTPUTS = ("snippet-output", "snippet-warning", "snippet-figure", "snippet-graph", "snippet-steps")
+WARNING_LINE = re.compile(r"^[A-Z]\w*Warning: ")  # a line of `warning_line`
+TIMES = re.compile(r" \((twice|(\d+) times)\)$")  # a warning box's title says how often it was raised
+SAME = "The same warning as above: "  # a warning box says so for a warning an earlier box showed in full
+
+
+def warning_line(category, message, times=1):
+    """A warning as a line to compare: its category and first sentence (a page shows the rest of
+    a warning only where it first shows it), once for each time it was raised."""
+    first = re.split(r"(?<=\.)\s", message.removeprefix(SAME), maxsplit=1)[0]
+    return [f"{category}: {first}"] * times
+
+
+def page_lines(block):
+    """What the page shows under a block, as lines to compare: each printed line (stdout and
+    stderr), each warning (`warning_line`), a line for each figure and graph; not a
+    step-through, which the page alone shows (a copy run as a plain program records nothing)."""
+    lines, sibling = [], block.find_next_sibling()
+    while sibling is not None and set(OUTPUTS) & set(sibling.get("class", [])):
+        classes = sibling["class"]
+        if "snippet-output" in classes:
+            lines += sibling.select_one("code").get_text().split("\n")
+        elif "snippet-warning" in classes:
+            title = sibling.select_one(".admonition-title").get_text()
+            times = TIMES.search(title)
+            count = 1 if not times else 2 if times[1] == "twice" else int(times[2])
+            lines += warning_line(TIMES.sub("", title), sibling.select("p")[1].get_text(), count)
+        elif "snippet-figure" in classes or "snippet-graph" in classes:
+            lines.append("[" + classes[0].removeprefix("snippet-") + "]")
+        sibling = sibling.find_next_sibling()
+    return lines
+
+
+def run_lines(outputs):
+    """What a run's outputs would show under a block, as `page_lines` reads a page."""
+    lines = []
+    for out in kinds.merged(outputs):
+        match kind(out):
+            case "stdout" | "stderr" | "text":
+                lines += out.get("text", out.get("data", {}).get("text/plain", "")).rstrip().split("\n")
+            case "warning":
+                lines += warning_line(**out["data"][WARNING], times=out.get("times", 1))
+            case "figure" | "graph" as name:
+                lines.append(f"[{name}]")
+    return lines
 
 
 def page_copies(site, notebooks=False, chapter=None):
-    """(page, snippet file, block text, copy, printed output shown under the block) of every
-    code block with a copy of the chapter pages (or of the notebook pages), or of one chapter's."""
+    """(page, snippet file, block text, copy, what the page shows under the block: `page_lines`,
+    the warnings it shows above the block) of every code block with a copy of the chapter pages
+    (or of the notebook pages), or of one chapter's."""
     found = []
     for page in pages(site):
         name = page.parent.relative_to(site).as_posix()
         if name == "." or name.startswith("notebooks") != notebooks or chapter not in (None, page.parent.name):
             continue
         content = soup(page).select_one(".md-content")
+        warned = set()
         for block in content.select("div.highlight[data-copy]"):
             title = block.select_one(".filename")
             code = block.select_one("td.code code") or block.select_one("code")
-            shown, sibling = "", block.find_next_sibling()
-            while sibling is not None and set(OUTPUTS) & set(sibling.get("class", [])):
-                if "snippet-stdout" in sibling["class"]:
-                    shown += sibling.select_one("code").get_text() + "\n"
-                sibling = sibling.find_next_sibling()
-            found.append((name, title.get_text() if title else "", code.get_text(), block["data-copy"], shown))
+            shown = page_lines(block)
+            found.append((name, title.get_text() if title else "", code.get_text(), block["data-copy"], shown,
+                          set(warned)))
+            warned |= {line for line in shown if WARNING_LINE.match(line)}
     return found
 
 
@@ -46,7 +96,21 @@ def chapter_copies(built_site):
 
 def test_the_chapters_have_their_copies(chapter_copies):
     assert len(chapter_copies) > 250
-    assert all(copy.strip() for *_, copy, _ in chapter_copies)
+    assert all(copy.strip() for *_, copy, _, _ in chapter_copies)
+
+
+# What differs between two runs of the same code, which `comparable` makes the same: the prefix
+# of torch's log lines (level, date, time, process, the file that logs: `W1203 17:15:39.295000
+# 14941 torch/_dynamo/variables/tensor.py:1759] [0/0] `), and the marks under a traceback's
+# source line (`normalised` leaves out source lines: a copy runs as `python -c`, whose have none).
+TORCH_LOG = re.compile(r"^[IWEF]\d{4} [\d:.]+ \d+ \S+:\d+\] (\[\d+/\d+\] )?", re.M)
+MARKS = re.compile(r"\n *[~^]+ *(?=\n|$)")
+
+
+def comparable(lines):
+    """Lines of output, the same for two runs of the same code (`TORCH_LOG`, `MARKS`), traceback
+    places included (`normalised`)."""
+    return MARKS.sub("", normalised(TORCH_LOG.sub("", "\n".join(lines)))).split("\n")
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -54,36 +118,59 @@ def test_every_copy_runs_alone_prints_what_its_block_shows_and_writes_only_the_s
         built_site, runner, tmp_path, chapter):
     """Each copy of the chapter's page and of its notebook's page runs as `python -c` in a folder
     of its own (the engine emulates it, so that 700 copies need not import torch 700 times;
-    test_browser.py runs real ones). A copy that several blocks share (a notebook cell and
-    the chapter's block it comes from, most often) runs once, and is checked for each."""
+    test_browser.py runs real ones) and shows what the page shows under its block, line for line
+    (`page_lines`, `comparable`). A copy that several blocks share (a notebook cell and the
+    chapter's block it comes from, most often) runs once, and is checked for each."""
     uses = defaultdict(list)
     for use in page_copies(built_site, False, chapter) + page_copies(built_site, True, chapter):
         uses[use[3]].append(use)
     assert uses, "every chapter and its notebook have code blocks"
+    wrong = []
     for n, (copy, blocks) in enumerate(uses.items()):
         folder = tmp_path / str(n)
         folder.mkdir()
         result = runner.run_code(copy, cwd=folder)
-        for page, title, code, _, shown in blocks:
+        ran = run_lines(result.select())
+        for page, title, code, _, shown, warned in blocks:
+            # Python shows a warning once for each place that raises it: the page under the block
+            # that raised it first, the copy where its setup runs that code.
+            copied = comparable([line for line in ran if line not in warned or line in shown])
             if result.error:
-                raise AssertionError(f"{page}: the copy of {title}\n{code[:300]}\nfails: {SnippetError(result)}")
-            assert normalised(printed(result.select())).endswith(normalised(shown)), f"{page}: {title}\n{code[:200]}"
+                wrong.append(f"{page}: the copy of {title}\n{code[:300]}\nfails: {SnippetError(result)}")
+            elif copied != comparable(shown):
+                diff = difflib.unified_diff(comparable(shown), copied, "the page", "the copy", lineterm="", n=1)
+                wrong.append(f"{page}: the copy of {title}\n{code[:200]}\nshows\n" + "\n".join(diff))
             # A notebook cell's title is its number: its copy's own code names what it writes.
             source = (SNIPPETS / title).read_text(encoding="utf-8") if title.endswith(".py") else copy
             for written in (p for p in folder.rglob("*") if p.is_file()):
                 assert written.stem.split(".")[0] in source, f"{page}: the copy of {title} writes {written.name}"
+    assert not wrong, f"{len(wrong)} of {sum(map(len, uses.values()))} copies:\n\n" + "\n\n".join(wrong)
+
+
+def data_lines(code):
+    """The lines of a data file's values as code holds them: an assignment of a literal of several lines."""
+    found = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Dict, ast.List)) and node.end_lineno > node.lineno:
+            with contextlib.suppress(ValueError):
+                ast.literal_eval(node.value)
+                found |= set(range(node.lineno, node.end_lineno + 1))
+    return found
 
 
 @pytest.mark.parametrize("notebooks", [False, True], ids=["chapters", "notebooks"])
 def test_a_copy_holds_the_block_and_no_machinery(built_site, notebooks):
     """The block's lines, in order, but for helper imports and data reads (their code and values
-    are in the copy) and a notebook's display() of a graph; no install step, no file written
-    behind the reader's back, no recorder."""
-    for page, title, code, copy, _ in page_copies(built_site, notebooks):
+    are in the copy: in a notebook's cell, all of the values; in its copy, what its code reads)
+    and a notebook's display() of a graph; no install step, no file written behind the reader's
+    back, no recorder."""
+    for page, title, code, copy, *_ in page_copies(built_site, notebooks):
         lines = iter(copy.splitlines())
         source = (SNIPPETS / title).read_text(encoding="utf-8") if title.endswith(".py") else ""
-        for line in code.splitlines():
-            if line.strip() and not re.search(r"^(from|import) \w+|json\.loads|__file__|ROOT|RESULTS|display\(", line):
+        values = data_lines(code)
+        for n, line in enumerate(code.splitlines(), 1):
+            if line.strip() and n not in values \
+                    and not re.search(r"^(from|import) \w+|json\.loads|__file__|ROOT|RESULTS|display\(", line):
                 assert any(line == candidate for candidate in lines), f"{page}: {title}: {line!r} is not in its copy"
         for machinery in ("write_text(", "pip install", "autograd_steps", "set_detect_anomaly(True, check_nan"):
             if machinery not in source:
@@ -95,16 +182,17 @@ def test_copies_are_the_block_plus_what_it_uses(chapter_copies):
     (those that call a whole engine, as the tiny autograd of "Autograd from scratch" does).
     Issue 21's target is a median copy at most twice the median block; before copies became
     the block plus what it uses they were 47 lines for 10 (4.5x) with 57 copies more than 80
-    lines longer. Held here at what the copies are now (24 lines for 10, 2.4x; 20 far longer):
+    lines longer. Held here at what the copies are now (23 lines for 10, 2.3x; 18 far longer;
+    24 and 20 before copies left out what earlier blocks only show):
     a copy that grows past these is pulling in code its block does not use. What is left
     above twice the block is mostly the definitions blocks call (the ELUFunction of the custom
     Function chapters, some 17 lines with its imports, in some 50 copies). The error pages are
-    held apart, at what their copies are now (27 lines for 9, 3.0x; none far longer): their
+    held apart, at what their copies are now (26 lines for 9, 2.9x, 27 before; none far longer): their
     blocks are mostly a fix of a few lines, whose copy carries the model, the data and the
     optimizer it runs on."""
-    for errors, (most, far_most) in [(False, (2.4, 20)), (True, (3.0, 0))]:
+    for errors, (most, far_most) in [(False, (2.3, 18)), (True, (2.9, 0))]:
         pairs = [(len(copy.rstrip("\n").splitlines()), len(code.rstrip("\n").splitlines()))
-                 for page, _, code, copy, _ in chapter_copies if page.startswith("errors") == errors]
+                 for page, _, code, copy, *_ in chapter_copies if page.startswith("errors") == errors]
         copies, blocks = zip(*pairs)
         ratio = statistics.median(copies) / statistics.median(blocks)
         far = sum(c - b > 80 for c, b in pairs)
@@ -112,6 +200,21 @@ def test_copies_are_the_block_plus_what_it_uses(chapter_copies):
               f"block {statistics.median(blocks)}: {ratio:.2f}x; {far} copies more than 80 lines longer than their block")
         assert ratio <= most
         assert far <= far_most
+
+
+def test_the_copy_of_a_block_that_reads_data_holds_the_values_its_code_reads(built_site):
+    """A data file read becomes values in the copy, only those its code reads: before, the copy
+    of the 15-line table of "Saving memory" was 391 lines, with every round's raw medians of
+    the benchmark's JSON (26x), and the 7-line bytes-per-element block of "GPU" printed the
+    whole benchmark table first, in 158 lines. Held at what they are now: at most 14 times the
+    block (the 7-line block of "GPU" that calls show(data), which takes all of it, with show's
+    code); copies that hold no values (their data file is missing: json.loads stays) aside."""
+    rows = [row for row in copy_size.data_copies(built_site) if "json.loads" not in row[-1]]
+    assert len(rows) >= 15
+    largest = rows[0]
+    assert largest[0] <= 14, largest[:5]
+    table = next(row for row in rows if row[3:5] == ("saving_memory", "saving_memory/benchmark_results.py"))
+    assert "round_medians" not in table[-1] and table[1] < 60, table[:5]
 
 
 def test_a_copy_is_utf8_text_whatever_the_encoding_of_its_snippet(project):

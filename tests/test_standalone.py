@@ -91,6 +91,197 @@ def test_what_changes_a_name_the_block_reads_is_kept_and_what_only_shows_is_not(
           dropped=["unused", "an earlier print"])
 
 
+def test_an_error_an_earlier_block_shows_is_left_out(project):
+    """A try whose handlers only show what was raised is there to raise (the second backward()
+    of a graph already freed): taken to raise before it changes anything, it is left out with
+    what only it needs, as is an expression that calls nothing."""
+    path = write(project, "shown_error.py", """\
+        items = [1, 2]
+        items.pop()
+        spare = [7]
+        try:
+            items.pop(spare[0])
+        except IndexError as err:
+            print(f"IndexError: {err}")
+        items
+        # the block
+        items.append(3)
+        print(items)
+        """)
+    check(path, project, kept=["items.pop()"], dropped=["IndexError", "spare", "items\n"])
+
+
+def test_an_error_raised_by_a_change_in_place_is_kept_and_shows_nothing(project):
+    """A try whose code changes an object in place (a method named for it, `add_`) may raise
+    once the change is done (torch's inference tensors do): it is kept, its handler silent."""
+    path = write(project, "in_place_error.py", """\
+        class Box:
+            def __init__(self):
+                self.items = []
+
+            def add_(self, value):
+                self.items.append(value)
+                raise ValueError("full")
+
+
+        box = Box()
+        try:
+            box.add_(1)
+        except ValueError as err:
+            print(f"ValueError: {err}")
+        # the block
+        print(box.items)
+        """)
+    copy = check(path, project, kept=["box.add_(1)"], dropped=["ValueError: {err}"])
+    assert "except ValueError as err:\n    pass\n" in copy, copy
+
+
+def test_a_hook_that_only_shows_is_left_out_and_a_function_only_the_setup_calls_is_silent(project):
+    """Registering a hook that only prints changes only what is shown; a function of the setup
+    that the block does not call runs without its prints. Both take it that the block does not
+    run what an earlier block registered (the site's copies are compared with their blocks)."""
+    path = write(project, "hooks.py", """\
+        class Signal:
+            def __init__(self):
+                self.hooks = []
+
+            def register_hook(self, hook):
+                self.hooks.append(hook)
+
+
+        calls = []
+
+
+        def count(value):
+            calls.append(value)
+            print("counted", value)
+
+
+        signal = Signal()
+        signal.register_hook(lambda value: print("fired", value))
+        count(1)
+        # the block
+        print(calls, signal.hooks[1:])
+        """)
+    copy = check(path, project, kept=["count(1)", "calls.append(value)"], dropped=["fired", "counted"])
+    assert "def count(value):\n    calls.append(value)\n" in copy, copy
+
+
+def test_helper_modules_that_import_each_other_are_read_once_each(project):
+    """Finding the functions that only show follows a helper's own helpers, not back to the
+    module that imports it."""
+    write(project, "first.py", """\
+        from second import two
+
+
+        def one():
+            print("one")
+        """)
+    write(project, "second.py", """\
+        import first
+
+
+        def two():
+            first.one()
+        """)
+    path = write(project, "cycle.py", """\
+        from first import one
+
+        one()
+        # the block
+        print(1)
+        """)
+    check(path, project, dropped=["one"])
+
+
+def test_a_class_is_changed_only_by_what_changes_it_itself(project):
+    """A call of a class, or of a method of what it made, changes no class: a block that
+    subclasses it needs its definition, not the calls; an assignment to its attribute does."""
+    path = write(project, "classes.py", """\
+        class Double:
+            def __init__(self, value):
+                self.value = 2 * value
+
+            def show(self):
+                print("double", self.value)
+
+
+        def plus(self, other):
+            return self.value + other
+
+
+        Double(1).show()
+        Double.plus = plus
+        # the block
+        class Triple(Double):
+            def __init__(self, value):
+                self.value = 3 * value
+
+
+        print(Triple(2).plus(1))
+        """)
+    check(path, project, kept=["Double.plus = plus", "def plus"], dropped=["Double(1)"])
+
+
+def test_a_call_of_a_function_that_only_shows_is_left_out(project):
+    """A function of the file, or of a helper module, whose code only shows (prints, binds its
+    own names, changes objects it made itself, calls itself): a call of it is left out, and
+    one of a function that changes what it is given is kept."""
+    write(project, "table.py", """\
+        def show(rows):
+            \"\"\"Print the rows, padded.\"\"\"
+            width = max(len(r) for r in rows)
+            lines = []
+            for r in rows:
+                lines.append(r.ljust(width) + " |")
+            print("\\n".join(lines))
+        """)
+    path = write(project, "shows.py", """\
+        from table import show
+
+        rows = ["a", "bb"]
+
+
+        def walk(n):
+            if n:
+                print(n)
+                walk(n - 1)
+                return
+
+
+        def grow(r):
+            r.append("d")
+
+
+        if rows:
+            show(rows)
+        walk(2)
+        grow(rows)
+        # the block
+        print(len(rows))
+        """)
+    check(path, project, kept=["grow(rows)", "def grow"], dropped=["show", "walk", "table"])
+
+
+def test_a_loop_the_block_needs_is_kept_without_what_it_shows(project):
+    """A loop that changes what the block uses and prints as it goes (a training loop) is kept
+    in the setup without its prints; a body left with nothing is `pass`."""
+    path = write(project, "loop.py", """\
+        total = [0]
+        for step in range(3):
+            total[0] += step
+            print(f"step {step}: {total[0]}")
+            if step < 2:
+                print("on")
+            else:
+                total.append(step)
+        # the block
+        print(total)
+        """)
+    copy = check(path, project, kept=["total[0] += step", "total.append(step)"], dropped=["step {step}", "on"])
+    assert "    if step < 2:\n        pass\n    else:\n" in copy, copy
+
+
 def test_a_name_an_except_clause_binds_is_no_dependency(project):
     path = write(project, "errors.py", """\
         w = [1.0]
@@ -447,6 +638,18 @@ def test_a_copy_holds_the_part_of_the_data_its_code_uses(project):
         """)
     copy = copy_of(path, project, data)  # not read into a name of its own: all of it
     assert "'unused'" in copy and printed(copy) == "2\n"
+    path = write(project, "block_reads.py", """\
+        import json
+        from pathlib import Path
+
+        HERE = Path(__file__).parent
+        # the block
+        data = json.loads((HERE / "runs.json").read_text())
+        print(data["baseline"], [v["ms"] for v in data["variants"]])
+        """)
+    copy = copy_of(path, project, data)  # read in the block: the part the block uses
+    assert "'ms': 2.0" in copy and "rounds" not in copy and "unused" not in copy and "provenance" not in copy
+    assert printed(copy) == "plain [2.0, 1.0]\n"
 
 
 def work(project, lessons):

@@ -7,7 +7,15 @@ an empty folder, and writes no file the snippet itself does not write.
   calls: the imports, the earlier definitions and statements it needs, and
   the statements that change what it uses (`out.backward()` before a block
   that prints `x.grad`, a seed before one that draws random numbers). What it
-  does not use (earlier prints, plots, unrelated definitions) is left out.
+  does not use (earlier prints, plots, unrelated definitions) is left out,
+  and so is what only shows something: a call of a function that only prints
+  or plots, a hook that only prints, an error an earlier block shows (a try
+  whose handlers only show: the second backward() of a freed graph), so that
+  a copy prints what its block shows and no more. A statement it needs that
+  also prints (a training loop) is kept without its prints, as are the
+  functions only the setup calls (a hook the setup registers and runs); this
+  takes it that a block does not run a hook an earlier block registered
+  (tests/test_copies.py compares every copy's output with its block's).
   That setup is plain code: without the comment lines, docstrings and blank
   lines inside definitions that the page shows where it teaches that code
   (`plain`); the block's own lines are as shown.
@@ -16,8 +24,8 @@ an empty folder, and writes no file the snippet itself does not write.
   a module imported whole (`import tiny_autograd as tiny`) becomes a function
   holding those definitions that returns them as a namespace.
 - A data file the snippet reads with `json.loads(path.read_text())` becomes
-  its values, as a literal in place of the call (in a copy's setup only the
-  part of them the copy's code takes: `used_data`); the lines that only found
+  its values, as a literal in place of the call (in a copy only the part of
+  them the copy's code takes: `used_data`); the lines that only found
   its path from `__file__` go.
 
 The dependency analysis is a backward liveness pass over the top-level

@@ -7,7 +7,7 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from snippet_engine.standalone.statements import SCOPES, Statement
+from snippet_engine.standalone.statements import SCOPES, Statement, leaves
 
 
 def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: AbstractSet[Statement] = frozenset(),
@@ -16,14 +16,15 @@ def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: Abstrac
     """The statements among `statements` (in order) that the names `wanted`, used after them,
     need: those that bind a name still needed, and those that may change what it holds (an
     effect on an object made from it; a module or a value such as a number or a device is
-    changed by none), a seed, and after the seed the statements in `drawn` (those that may
+    changed by none, and a function or class only by a statement that changes it itself:
+    `Value.__add__ = add`, not a call of it or of what it made), a seed, and after the seed the statements in `drawn` (those that may
     draw random numbers, `draws`) up to the last needed statement that may draw (in `may_draw`), or
     all of them when the code after these statements may draw (`draws_after`); no seed when
     nothing needed draws after it. A backward pass of liveness, again while a chosen function
     uses a name defined below it (its body runs later, when it is called)."""
     values = value_names(statements)
     found = Origins(statements, values)
-    unchangeable = {n for s in statements if s.is_import for n in s.binds} | values
+    unchangeable = {n for s in statements if s.is_import for n in s.binds} | values | definitions(statements)
     forced: set[Statement] = set()  # draws that bind no name (`print(random.random())`)
     while True:
         chosen, live = liveness(statements, wanted, found, unchangeable, forced)
@@ -254,6 +255,35 @@ def value_names(statements: list[Statement]) -> set[str]:
     return values
 
 
+def definitions(statements: list[Statement]) -> set[str]:
+    """The names that only def and class statements without decorators bind."""
+    def defines(s: Statement) -> bool:
+        return isinstance(s.node, (*SCOPES[:2], ast.ClassDef)) and not s.node.decorator_list
+
+    return {n for s in statements if defines(s) for n in s.binds} - {
+        n for s in statements if not defines(s) for n in s.binds}
+
+
+def changed(node: ast.stmt) -> set[str]:
+    """The names whose objects a statement changes itself: by an assignment to an attribute or
+    item (`Value` of `Value.__add__ = add`), or a call of a method (`elu.register_autograd(...)`)."""
+    found: list[ast.expr] = []
+    match node:
+        case ast.Assign(targets=targets):
+            found = [leaf for t in targets for leaf in leaves(t) if not isinstance(leaf, ast.Name)]
+        case ast.AugAssign(target=ast.Attribute() | ast.Subscript() as target):
+            found = [target]
+        case ast.Expr(ast.Call(ast.Attribute(value=value))):
+            found = [value]
+    roots = set()
+    for root in found:
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        if isinstance(root, ast.Name):
+            roots.add(root.id)
+    return roots
+
+
 def liveness(statements: list[Statement], wanted: AbstractSet[str], origins: Origins,
              unchangeable: AbstractSet[str], forced: AbstractSet[Statement]) -> tuple[list[Statement], set[str]]:
     """The statements that the names `wanted` need, going back from the last (see `needed`); an
@@ -263,7 +293,7 @@ def liveness(statements: list[Statement], wanted: AbstractSet[str], origins: Ori
         s = statements[i]
         uses = s.binds & live
         changes = s.is_effect and (any(n in held and n not in unchangeable for n in origins.made_from(i))
-                                   or s.is_seed and bool(s.loads & live))
+                                   or bool(changed(s.node) & held) or s.is_seed and bool(s.loads & live))
         if uses or changes or s in forced:
             chosen.append(s)
             if isinstance(s.node, (ast.Assign, ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)):

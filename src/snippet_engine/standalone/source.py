@@ -17,8 +17,10 @@ from typing import Any
 from snippet_engine.chapter import MARKER, code_text
 from snippet_engine.standalone.data import used_data
 from snippet_engine.standalone.needs import Drawing, calls_drawing, drawing, draws, needed
-from snippet_engine.standalone.statements import Statement, free_names, is_docstring, statements_of
-from snippet_engine.standalone.text import import_text, join, plain
+from snippet_engine.standalone.statements import Statement, free_names, is_docstring, showing, statements_of
+from snippet_engine.standalone.text import import_text, join, plain, silent
+
+READING: set[Path] = set()  # the files whose helper modules are being read (Source.showing)
 
 
 @dataclass
@@ -64,6 +66,8 @@ class Source:
         if data is None:  # its reads stay code (a file that is missing, or one of several): they need their names
             self.statements = [replace(s, loads=s.loads | s.read_loads) if s.reads else s for s in self.statements]
         self.helpers = {n for s in self.statements if self.helper(s) for n in s.binds}
+        shows = frozenset(self.showing())
+        self.statements = [replace(s, shows=shows) for s in self.statements]
 
     def helper(self, statement: Statement) -> tuple[dict[str, str | None], Path] | None:
         """The project module a statement imports, with what it takes: ({local name: name
@@ -76,6 +80,25 @@ class Source:
                 path = project_module(alias.name, self.path.parent, self.project)
                 return ({alias.asname or alias.name: None}, path) if path else None
         return None
+
+    def showing(self) -> set[str]:
+        """The names of the functions that only show something (`showing`): of this file, and
+        those it imports from a helper module (not from one that imports this file back)."""
+        imported = set()
+        READING.add(self.path)
+        try:
+            for s in self.statements:
+                if (found := self.helper(s)) and found[1] not in READING:
+                    taken, module = found
+                    helper = helper_source(module, self.project, module.stat().st_mtime_ns)
+                    imported |= {local for local, name in taken.items() if name in helper.shows}
+        finally:
+            READING.discard(self.path)
+        return imported | showing([s.node for s in self.statements if isinstance(s.node, ast.FunctionDef)], imported)
+
+    @functools.cached_property
+    def shows(self) -> frozenset[str]:
+        return self.statements[0].shows if self.statements else frozenset()
 
     def text(self, statement: Statement, first: int | None = None, last: int | None = None, values: Any = None) -> str:
         """A statement's lines (or lines first..last of it) without section markers, its data
@@ -185,20 +208,33 @@ class Source:
                 self.inline_helper(s, used, inlined, (self.path,))
         imports = [t for s in chosen if s.is_import and not self.helper(s) and (t := import_text(s.node, used))]
         imports += [t for t in inlined.imports if t not in imports]
-        values = used_data(self.data, [s.node for s in chosen + kept])  # a read in the setup: what the copy takes
-        own = [textwrap.dedent(plain(self.text(self.settled(s), values=values))) for s in chosen if not s.is_import]
+        values = used_data(self.data, [s.node for s in chosen + kept])  # what the copy's code takes of the data
+        quiet = self.called_in_setup(chosen, wanted)
+        own = [textwrap.dedent(plain(silent(self.text(self.settled(s), values=values), self.shows, quiet)))
+               for s in chosen if not s.is_import]
         setup = inlined.definitions + own
         lead = list(itertools.takewhile(lambda s: s.is_import or is_docstring(s), kept)) if imports or setup else []
         head = [self.text(s) for s in lead if is_docstring(s)]
         own_imports = [self.text(s) for s in lead if s.is_import]
         fold = join(["\n".join(t for t in imports if t not in own_imports), *setup])
         all_imports = own_imports + [t for t in imports if t not in own_imports]
-        code = self.block_text(first, last, set(block) - set(kept) | set(lead))
+        code = self.block_text(first, last, set(block) - set(kept) | set(lead), values=values)
         if "__file__" in wanted | used and not as_file:  # it finds a data file that is not there from where it lives
             where = self.path.relative_to(self.project).as_posix()
             setup.insert(0, f"__file__ = {where!r}  # where this code lives in the repository")
             fold = join([f"__file__ = {where!r}  # where this code lives in the repository", fold])
         return Program(fold, join([*head, "\n".join(all_imports), *setup, code]))
+
+    @staticmethod
+    def called_in_setup(chosen: list[Statement], wanted: AbstractSet[str]) -> set[str]:
+        """The functions the setup `chosen` defines that the block, reading the names `wanted`,
+        does not call, directly or through another (a hook the setup registers and runs)."""
+        functions = {s.node.name: s for s in chosen if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        reached, todo = set(), set(wanted) & set(functions)
+        while todo:
+            reached.add(name := todo.pop())
+            todo |= (functions[name].loads & set(functions)) - reached
+        return set(functions) - reached
 
     def cell(self, first: int, last: int, helpers: Inlined, after: dict[Statement, str] | None = None) -> str:
         """Lines first..last as a notebook cell holds them: as a copy has them (helper imports
@@ -217,9 +253,9 @@ class Source:
         return code
 
     def block_text(self, first: int, last: int, dropped: AbstractSet[Statement],
-                   after: dict[Statement, str] | None = None) -> str:
-        """Lines first..last as they are, but for the statements `dropped` and the edits of text(),
-        with the line `after[statement]` after a statement."""
+                   after: dict[Statement, str] | None = None, values: Any = None) -> str:
+        """Lines first..last as they are, but for the statements `dropped` and the edits of text()
+        (with `values` for the data), with the line `after[statement]` after a statement."""
         lines, n, after = [], first, after or {}
         by_start = {max(s.first, first): s for s in self.within(first, last)}
         while n <= last:
@@ -230,7 +266,7 @@ class Source:
                 n += 1
                 continue
             if s not in dropped:
-                lines.append(self.text(s, first, last))
+                lines.append(self.text(s, first, last, values))
                 if s in after:
                     lines.append(after[s])
             n = min(s.last, last) + 1

@@ -5,6 +5,7 @@ import ast
 import builtins
 import functools
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
@@ -15,6 +16,7 @@ OUTPUT_CALLS = {"print", "display", "pprint"}  # calls that only show something
 OUTPUT_METHODS = {"show", "render", "savefig"}  # plt.show(), graph.render(...)
 BUILTINS = set(dir(builtins))
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+CALLS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)  # what an expression may change things by
 
 
 def names(node: ast.AST) -> tuple[set[str], set[str]]:
@@ -125,34 +127,112 @@ def is_data_read(node: ast.AST) -> TypeGuard[ast.Call]:
     return False
 
 
-def is_output(statement: ast.AST) -> bool:
-    """A statement that only shows something: a print, a plot, an assert; a loop of them."""
+def is_output(statement: ast.AST, shows: AbstractSet[str] = frozenset()) -> bool:
+    """A statement that only shows something: a print, a plot, an assert, an expression that
+    calls nothing, a call of a function that only shows (named in `shows`: `showing`) or one
+    that registers such a function as a hook, a loop of them; or that shows an error: a try whose handlers only show, as its code is there to
+    raise. That code is taken to raise before it changes anything (the second backward() of a
+    freed graph), unless it changes an object in place itself (`b.add_(1)`, `h[0] = 0`), as an
+    in-place operation may raise once it is done (torch's check of an inference tensor)."""
     match statement:
-        case ast.Expr(ast.Call(ast.Name(name))) if name in OUTPUT_CALLS:
+        case ast.Expr(ast.Call(ast.Name(name))) if name in OUTPUT_CALLS or name in shows:
             return True
         case ast.Expr(ast.Call(ast.Attribute(_, method))) if method in OUTPUT_METHODS:
             return True
+        case ast.Expr(ast.Call(func, args)) if "hook" in ast.unparse(func).rpartition(".")[2]:
+            functions = [a for a in args if isinstance(a, (ast.Lambda, ast.Name))]
+            return bool(functions) and all(only_shows(f, shows) for f in functions)  # a hook that only shows
+        case ast.Expr(value) if not any(isinstance(n, CALLS) for n in ast.walk(value)):
+            return True
         case ast.Assert() | ast.Pass():
             return True
+        case ast.Try(body=body, handlers=handlers, orelse=[], finalbody=[]) if handlers:
+            return not any(in_place(n) for s in body for n in ast.walk(s)) \
+                and all(is_output(s, shows) for handler in handlers for s in handler.body)
         case ast.For() | ast.While() | ast.If() | ast.With():
-            return all(is_output(s) for s in statement.body + getattr(statement, "orelse", []))
+            return all(is_output(s, shows) for s in statement.body + getattr(statement, "orelse", []))
     return False
 
 
-def is_effect(node: ast.AST) -> bool:
+def only_shows(function: ast.Lambda | ast.Name, shows: AbstractSet[str]) -> bool:
+    """A function that only shows: one named in `shows`, or a lambda that calls print or one of them."""
+    match function:
+        case ast.Name(id=name):
+            return name in shows
+        case ast.Lambda(body=ast.Call(ast.Name(name))):
+            return name in OUTPUT_CALLS or name in shows
+    return False
+
+
+def in_place(node: ast.AST) -> bool:
+    """An in-place change: a call of a method named for one (`add_`, torch's way), an assignment
+    to an item or attribute."""
+    match node:
+        case ast.Call(ast.Attribute(attr=name)) if name.endswith("_") and not name.startswith("_"):
+            return True
+        case ast.Assign(targets=targets):
+            return any(not isinstance(n, ast.Name) for t in targets for n in leaves(t))
+        case ast.AugAssign(target=target) | ast.AnnAssign(target=target):
+            return not isinstance(target, ast.Name)
+    return False
+
+
+def showing(functions: list[ast.FunctionDef], shows: AbstractSet[str] = frozenset()) -> set[str]:
+    """The names of the `functions` that only show something, given those of `shows` do: their
+    code shows, binds names of its own, changes objects it made itself (`ax.barh(...)`), returns
+    nothing and calls no other function (but those that only show, itself included)."""
+    found = {f.name for f in functions}
+    while True:
+        kept = {f.name for f in functions if all(quiet(s, own_names(f), shows | found) for s in f.body)}
+        if kept == found:
+            return found
+        found = kept
+
+
+def own_names(function: ast.FunctionDef) -> set[str]:
+    """The names a function binds in its body, not its parameters."""
+    arguments = function.args
+    every = arguments.posonlyargs + arguments.args + arguments.kwonlyargs + [arguments.vararg, arguments.kwarg]
+    return set().union(*(names(s)[1] for s in function.body)) - {a.arg for a in every if a}
+
+
+def quiet(statement: ast.stmt, own: AbstractSet[str], shows: AbstractSet[str]) -> bool:
+    """A statement of a function that only shows (`showing`), its objects being those named `own`."""
+    match statement:
+        case ast.Return(value=None | ast.Constant(value=None)):
+            return True
+        case ast.Assign(targets=targets) if all(isinstance(n, ast.Name) for t in targets for n in leaves(t)):
+            return True
+        case ast.AugAssign(target=ast.Name()) | ast.AnnAssign(target=ast.Name()):
+            return True
+        case ast.Expr(ast.Call(ast.Attribute() as method)) if root_name(method) in own:
+            return True
+        case ast.For() | ast.While() | ast.If() | ast.With():
+            return all(quiet(s, own, shows) for s in statement.body + getattr(statement, "orelse", []))
+    return is_output(statement, shows)
+
+
+def root_name(node: ast.expr) -> str:
+    """x of `x.a.b`, or "" where the chain starts with no name."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def is_effect(node: ast.AST, shows: AbstractSet[str] = frozenset()) -> bool:
     """A statement that may change an object other code uses (see Statement.is_effect). A
     compound statement (with, for, if, try) is one when a statement in it is, as a call in an
     assignment is taken to change nothing but the name it binds: the context managers a lesson
     uses (no_grad, autocast, saved_tensors_hooks) restore on exit what they changed on entry."""
     if getattr(node, "decorator_list", None):
         return True
-    if is_output(node) or isinstance(node, (ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)):
+    if is_output(node, shows) or isinstance(node, (ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)):
         return False
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Delete)):  # binding or unbinding a name changes no object
         targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
         return not all(isinstance(n, ast.Name) for t in targets for n in leaves(t))
     if isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.If, ast.Try)):
-        return any(is_effect(s) for s in body_statements(node))
+        return any(is_effect(s, shows) for s in body_statements(node))
     return True
 
 
@@ -171,6 +251,7 @@ class Statement:
     binds: set[str]
     reads: list[ast.Call]  # the data-read calls in it (is_data_read)
     read_loads: set[str]  # the names its data reads take: left out of `loads`, as a copy holds the data
+    shows: frozenset[str] = frozenset()  # the names of the functions of its file that only show (`showing`)
 
     @property
     def is_import(self) -> bool:
@@ -180,7 +261,7 @@ class Statement:
     def is_effect(self) -> bool:
         """It may change an object other code uses (`out.backward()`, `opt.step()`, a loop that
         calls them, a decorator that registers the function it decorates)."""
-        return is_effect(self.node)
+        return is_effect(self.node, self.shows)
 
     @property
     def is_seed(self) -> bool:

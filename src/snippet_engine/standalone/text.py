@@ -8,7 +8,7 @@ import tokenize
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
-from snippet_engine.standalone.statements import SCOPES, is_docstring_node
+from snippet_engine.standalone.statements import SCOPES, is_docstring_node, is_output
 
 
 @functools.lru_cache(maxsize=4096)
@@ -33,6 +33,44 @@ def plain(code: str) -> str:
             in_strings.update(range(token.start[0] + 1, token.end[0] + 1))  # a string's own lines stay
     return "\n".join(line for n, line in enumerate(code.split("\n"), 1)
                      if n not in dropped and (line.strip() or n in in_strings))
+
+
+def silent(code: str, shows: AbstractSet[str] = frozenset(), functions: AbstractSet[str] = frozenset()) -> str:
+    """A statement of a copy's setup without the statements inside it that only show something
+    (`is_output`, with the functions `shows`): a loop that trains and prints each step trains
+    without printing; a body left with nothing is `pass`. A definition's code stays as it is,
+    but for the functions named in `functions` (those only the setup calls: a hook it registers)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    lines = code.split("\n")
+    dropped: set[int] = set()  # indexes into lines
+    passes: dict[int, str] = {}  # index: the `pass` that stands for a body left empty
+
+    def visit(body: list[ast.stmt]) -> None:
+        for s in body:
+            if is_output(s, shows):
+                dropped.update(range(s.lineno - 1, s.end_lineno or s.lineno))
+            elif not isinstance(s, (*SCOPES[:2], ast.ClassDef)):
+                inner(s)
+        if body and all(is_output(s, shows) for s in body):
+            passes[body[0].lineno - 1] = " " * body[0].col_offset + "pass"
+
+    def inner(s: ast.stmt) -> None:
+        for part in ("body", "orelse", "finalbody"):
+            visit(getattr(s, part, []))
+        for handler in getattr(s, "handlers", []):
+            visit(handler.body)
+
+    for statement in tree.body:
+        if not isinstance(statement, (*SCOPES[:2], ast.ClassDef)):
+            inner(statement)
+        elif isinstance(statement, SCOPES[:2]) and statement.name in functions:
+            visit(statement.body)
+    if not dropped:
+        return code
+    return "\n".join(passes.get(n, line) for n, line in enumerate(lines) if n not in dropped or n in passes)
 
 
 def import_text(node: ast.stmt, used: AbstractSet[str]) -> str | None:
