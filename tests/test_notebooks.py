@@ -1,6 +1,7 @@
 """Every chapter's notebook, as a reader downloads it, runs on its own and shows what the page shows;
 its first cell installs the pinned packages only where they are missing; the index lists every notebook."""
 
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -11,11 +12,15 @@ from importlib import metadata
 import nbformat
 import pytest
 import yaml
-from conftest import CHAPTERS, INDEX_PAGES, ROOT, nav_pages, soup
+from conftest import CHAPTERS, INDEX_PAGES, RECORDED, ROOT, nav_pages, soup
+from mkdocs.utils import meta
 from nbclient import NotebookClient
 
+from snippet_engine import notebooks, wheel
+from snippet_engine.kinds.steps import STEPS
 from snippet_engine.plugin import list_notebooks
 
+SITE_URL = yaml.safe_load((ROOT / "mkdocs.yml").read_text()).get("site_url")
 FILE_NAME = re.compile(r"^'[\w.-]+\.\w+'$")  # what Jupyter shows of a returned file name
 
 
@@ -61,6 +66,20 @@ def tables(cell):
     return [o["data"]["text/html"] for o in cell.get("outputs", []) if "text/html" in o.get("data", {})]
 
 
+def steps(cell):
+    """Each backward pass a cell shows step by step: each step's node and the gradient it received,
+    and the code of the line that made each node (the lines' numbers differ between the snippet
+    file and the cell, which imports show_backward)."""
+    found = []
+    for output in cell.get("outputs", []):
+        if STEPS in output.get("data", {}):
+            data = output["data"][STEPS]
+            received = [(data["nodes"][s["node"]]["label"], s["received"] and s["received"]["text"]) for s in data["steps"]]
+            made = [data["source"][n["line"] - 1].strip() if n["line"] else None for n in data["nodes"]]
+            found.append((received, made))
+    return found
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_notebook_runs_on_its_own_and_shows_what_the_page_shows(built_site, chapter, tmp_path, monkeypatch):
     path = built_site / "notebooks" / f"{chapter}.ipynb"
@@ -76,16 +95,21 @@ def test_notebook_runs_on_its_own_and_shows_what_the_page_shows(built_site, chap
     expected = [stdout(cell) for cell in code]
     expected_tables = [tables(cell) for cell in code]
     expected_pictures = [len(pictures(cell)) for cell in code]
+    expected_steps = [steps(cell) for cell in code]
     assert any(expected), "the notebook carries the outputs of the build"
     # Run in an empty folder, as a reader who downloaded only this file would; the kernel is
     # stopped at once after the last cell (its orderly shutdown tears torch down: some 0.7 s).
     NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=False, shutdown_kernel="immediate",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     assert not install.outputs
-    for cell, before, before_tables, before_pictures in zip(code, expected, expected_tables, expected_pictures):
-        if not any("<th>Gradient received</th>" in table for table in before_tables):
+    for cell, before, before_tables, before_pictures, before_steps in zip(
+            code, expected, expected_tables, expected_pictures, expected_steps):
+        if before_steps:  # show_backward records the reader's run and shows the viewer again
+            assert steps(cell) == before_steps, cell.source
+            assert all('<figure class="snippet-steps">' in table for table in tables(cell)), cell.source
+            assert len(tables(cell)) == len(before_tables)
+        else:
             assert tables(cell) == before_tables, cell.source  # displayed again when re-run, not printed
-        # A step-through's table is the build's recording of a plain backward(): re-run, it is not made.
         assert len(pictures(cell)) == before_pictures, cell.source  # each graph and figure displayed again
         results = [o.data.get("text/plain", "") for o in cell.outputs if o.output_type == "execute_result"]
         assert not any(FILE_NAME.match(r) for r in results), cell.source  # a picture, not the name of its file
@@ -185,7 +209,7 @@ def test_notebook_figures_and_graphs_carry_their_text_alternative(built_site):
 
 def test_a_step_through_is_the_sites_viewer_in_the_notebook_with_its_table_of_steps(built_site):
     notebook = nbformat.read(built_site / "notebooks" / "autograd_basics.ipynb", as_version=4)
-    (cell,) = [c for c in notebook.cells if c.cell_type == "code" and "out.backward()" in c.source
+    (cell,) = [c for c in notebook.cells if c.cell_type == "code" and "show_backward(out)" in c.source
                and tables(c) and "x = torch.ones(2, 2" in c.source]
     (viewer,) = tables(cell)
     assert viewer.startswith('<div class="snippet-steps-host"><style>') and '<figure class="snippet-steps">' in viewer
@@ -209,3 +233,94 @@ def test_the_nav_lists_each_notebook_in_the_order_of_its_chapter(built_site):
     for _ in range(2):
         list_notebooks(entries, "notebooks.md", [("a.ipynb", "notebooks/a.md")])
     assert entries == [{"Notebooks": ["notebooks.md", {"a.ipynb": "notebooks/a.md"}]}]
+
+
+def test_each_step_through_cell_calls_show_backward_with_its_forward_pass_under_anomaly_mode(built_site):
+    """In place of `out.backward()`, `show_backward(out)` with one comment saying so; anomaly mode on
+    from the first line of the forward pass to the backward pass, off again after it."""
+    cells = [c for chapter in CHAPTERS for c in code_cells(read(built_site, chapter)) if steps(c)]
+    assert len(cells) == sum(1 for path in RECORDED if path.stem.startswith("watch_")) == 6
+    for cell in cells:
+        lines = cell.source.splitlines()
+        (shown,) = [n for n, line in enumerate(lines) if line.startswith("show_backward(")]
+        tensor = re.match(r"show_backward\((\w+)\)", lines[shown])[1]
+        assert lines[shown] == f"show_backward({tensor})  # {tensor}.backward(), shown step by step", cell.source
+        assert ".backward(" not in cell.source.replace(lines[shown], ""), cell.source
+        assert "from autograd_steps import show_backward" in lines, cell.source
+        on = lines.index("torch.autograd.set_detect_anomaly(True, check_nan=False)")
+        assert lines[shown + 1] == "torch.autograd.set_detect_anomaly(False)", cell.source
+        forward = [line for line in lines[on + 1:shown] if line and not line.startswith(" ")]
+        assert forward and not [line for line in lines[:on] if re.match(r"\w+ = ", line)], cell.source
+    (basics,) = [c for c in cells if "x = torch.ones(2, 2" in c.source]
+    assert "\n".join(basics.source.splitlines()[2:6]) == (
+        "from autograd_steps import show_backward\n\n"
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)\n"
+        "x = torch.ones(2, 2, requires_grad=True)")
+
+
+def test_the_install_cell_installs_the_sites_wheel_where_a_cell_shows_a_step_through(built_site, monkeypatch, tmp_path):
+    """mkdocs.yml sets no site_url: the reader downloads the wheel beside the notebook, as the
+    cell says; the cell installs that file, and stops with where to get it while it is missing."""
+    name = wheel.filename()
+    assert (built_site / "downloads" / name).is_file()
+    with_steps = {chapter for chapter in CHAPTERS if any(steps(c) for c in code_cells(read(built_site, chapter)))}
+    assert with_steps == {"autograd_basics", "computation_graph", "custom_functions", "debugging_gradients",
+                          "higher_order"}
+    for chapter in CHAPTERS:
+        install = code_cells(read(built_site, chapter))[0]
+        assert (f'WHEEL = "{name}"' in install.source) == (chapter in with_steps), chapter
+    install = code_cells(read(built_site, "higher_order"))[0]
+    assert f"download {name} from the site's downloads/\n# folder into the folder of this notebook" in install.source
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(RuntimeError, match=f"download {re.escape(name)} from the site's downloads/ folder into"):
+        pip_installs(install, monkeypatch)
+    (tmp_path / name).write_bytes((built_site / "downloads" / name).read_bytes())
+    assert pip_installs(install, monkeypatch)[-1] == [sys.executable, "-m", "pip", "install", name]
+
+
+LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\]]*\])*\]\(((?:[^()\s]|\([^()\s]*\))+)\)")
+
+
+def jupyter_ids(notebook):
+    """The id Jupyter gives each heading of a notebook's Markdown: its text, each space a `-`."""
+    return {re.sub(r"`|\*\*", "", m[1]).replace(" ", "-")
+            for cell in notebook.cells if cell.cell_type == "markdown"
+            for m in re.finditer(r"^#{1,6} (.+)$", cell.source, re.M)}
+
+
+def test_every_link_of_a_notebook_goes_where_a_reader_in_jupyter_can_follow_it(built_site):
+    """Without a site_url, a link to a chapter goes to its notebook beside this one, a section to
+    the id Jupyter gives its heading there; a link to a page or download with no notebook is its
+    text; the page's links to other sites stay. No heading keeps its `{ #id }`."""
+    assert SITE_URL is None, "with a site_url, links go to the published site (test_notebook_cells.py)"
+    counts = {"http": 0, "sibling": 0, "section": 0}
+    for chapter in CHAPTERS:
+        notebook = read(built_site, chapter)
+        markdown = (ROOT / "docs" / f"{chapter}.md").read_text()
+        for cell in notebook.cells:
+            if cell.cell_type != "markdown":
+                continue
+            assert not re.search(r"^#.*\{ *#", cell.source, re.M), cell.source
+            for link in LINK.findall(cell.source):
+                if link.startswith(("http://", "https://")):
+                    assert f"]({link})" in markdown, link  # the page links it too
+                    counts["http"] += 1
+                    continue
+                path, _, anchor = link.partition("#")
+                assert not path or re.fullmatch(r"\w+\.ipynb", path), link
+                target = read(built_site, path.removesuffix(".ipynb")) if path else notebook
+                if anchor:
+                    assert anchor in jupyter_ids(target), (chapter, link)
+                counts["section" if anchor else "sibling"] += 1
+    assert counts["http"] == 6 and counts["sibling"] >= 30 and counts["section"] > 100, counts
+    prose = "".join(c.source for c in read(built_site, "debugging_gradients").cells if c.cell_type == "markdown")
+    assert f"Download the package\n{wheel.filename()} and" in prose  # no site to link it to: its name
+
+
+def test_a_headings_anchors_are_the_ids_its_page_gives_it(built_site):
+    for chapter in CHAPTERS:
+        page = soup(built_site / chapter / "index.html")
+        ids = [h["id"] for h in page.select(".md-content article :is(h1, h2, h3, h4, h5, h6)[id]")]
+        markdown, _ = meta.get_data((ROOT / "docs" / f"{chapter}.md").read_text())
+        assert list(notebooks.anchors(markdown)) == ids, chapter
