@@ -19,9 +19,8 @@
   the site's wheel, where a cell shows a step-through; and says how to get
   Graphviz where the notebook draws graphs); the page leaves it out;
 - in the `.ipynb`, a link to a page or download of the site goes to the published
-  site (`site_url`) where one is set, else to the chapter's notebook beside it, else
-  it is its text alone; each heading carries the id its page gives it, so that links
-  to sections find them;
+  site (`site_url`) where one is set, else to the chapter's notebook beside it (a
+  section to the id Jupyter gives its heading), else it is its text alone;
 - an output that a snippet writes to a file (a graph it renders) is displayed
   after the line that writes it: the notebook shows it where the page does;
 - each output is held as its kind holds it in a notebook (kinds/).
