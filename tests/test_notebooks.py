@@ -2,6 +2,7 @@
 its first cell installs the pinned packages only where they are missing; the index lists every notebook."""
 
 import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ from importlib import metadata
 
 import nbformat
 import pytest
+import test_jupyter_viewer
 import yaml
 from conftest import CHAPTERS, INDEX_PAGES, RECORDED, ROOT, nav_pages, soup
 from mkdocs.utils import meta
@@ -324,3 +326,38 @@ def test_a_headings_anchors_are_the_ids_its_page_gives_it(built_site):
         ids = [h["id"] for h in page.select(".md-content article :is(h1, h2, h3, h4, h5, h6)[id]")]
         markdown, _ = meta.get_data((ROOT / "docs" / f"{chapter}.md").read_text())
         assert list(notebooks.anchors(markdown)) == ids, chapter
+
+
+jupyterlab = test_jupyter_viewer.jupyterlab  # JupyterLab on 127.0.0.1, for the test below
+
+
+def test_jupyterlab_gives_the_headings_the_ids_that_the_notebooks_links_go_to(built_site, jupyterlab, browser, tmp_path):
+    """The notebooks most linked to, opened in JupyterLab: each section another notebook's link (or
+    its own) goes to is a heading there with that id, and going to it (as a click on the link
+    does, once the notebook is open) brings the heading into view. Every cell is rendered at once
+    (`windowingMode`), so that every heading can be looked at."""
+    url, work = jupyterlab
+    tracker = tmp_path / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker.parent.mkdir(parents=True)
+    tracker.write_text(json.dumps({"windowingMode": "none"}))
+    wanted = {}  # notebook -> the anchors that links go to in it
+    for chapter in CHAPTERS:
+        for cell in read(built_site, chapter).cells:
+            for link in LINK.findall(cell.source) if cell.cell_type == "markdown" else []:
+                path, _, anchor = link.partition("#")
+                if anchor and not link.startswith("http"):
+                    wanted.setdefault(path.removesuffix(".ipynb") or chapter, set()).add(anchor)
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    for chapter in ("autograd_basics", "custom_functions", "errors_graph"):
+        shutil.copy(built_site / "notebooks" / f"{chapter}.ipynb", work)
+        page.goto(f"{url}/lab/tree/{chapter}.ipynb")
+        page.wait_for_function(f"window.jupyterapp?.shell.currentWidget?.context?.path === '{chapter}.ipynb'")
+        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown h2").first.wait_for()
+        ids = page.evaluate("""() => Array.from(window.jupyterapp.shell.currentWidget.node.querySelectorAll(
+            ":is(h1, h2, h3, h4)[data-jupyter-id]"), h => h.getAttribute("data-jupyter-id"))""")
+        assert len(wanted[chapter]) > 3 and wanted[chapter] <= set(ids), (chapter, wanted[chapter] - set(ids))
+        last = max(wanted[chapter], key=ids.index)  # the furthest down
+        page.evaluate("f => window.jupyterapp.shell.currentWidget.setFragment(f)", f"#{last}")
+        heading = page.locator(f'.jp-NotebookPanel:not(.lm-mod-hidden) [data-jupyter-id="{last}"]')
+        page.wait_for_function("h => h.getBoundingClientRect().top >= 0 && h.getBoundingClientRect().bottom <= 900",
+                               arg=heading.element_handle(), timeout=30_000)
