@@ -14,7 +14,7 @@ import nbformat
 import pytest
 import test_jupyter_viewer
 import yaml
-from conftest import CHAPTERS, INDEX_PAGES, RECORDED, ROOT, nav_pages, soup
+from conftest import CHAPTERS, INDEX_PAGES, RECORDED, ROOT, mkdocs, nav_pages, soup
 from mkdocs.utils import meta
 from nbclient import NotebookClient
 
@@ -361,3 +361,30 @@ def test_jupyterlab_gives_the_headings_the_ids_that_the_notebooks_links_go_to(bu
         heading = page.locator(f'.jp-NotebookPanel:not(.lm-mod-hidden) [data-jupyter-id="{last}"]')
         page.wait_for_function("h => h.getBoundingClientRect().top >= 0 && h.getBoundingClientRect().bottom <= 900",
                                arg=heading.element_handle(), timeout=30_000)
+
+
+def test_on_a_published_site_a_notebook_links_its_pages_and_installs_autograd_steps_from_there(project):
+    """With a site_url, a link to another chapter goes to its page on the published site, section
+    and all, a link to a section of the notebook's own chapter stays in the notebook, and the
+    install cell pip installs the wheel from the site."""
+    config = yaml.safe_load((project.root / "mkdocs.yml").read_text())
+    config["site_url"] = "https://example.org/book/"
+    config["nav"] = ["index.md", "a.md", "b.md"]
+    (project.root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    project.write("snippets/watch.py", "import torch\n\nx = torch.ones(2, requires_grad=True)\nout = (x * x).sum()\n"
+                                       "out.backward()\nprint(x.grad)\n")
+    project.write("docs/index.md", "---\nnotebook: false\n---\n\n# Home\n\nRead [A](a.md).\n")
+    project.write("docs/a.md", "# A\n\n## Watching it\n\nAs [the second part](b.md#second-part) and "
+                               "[this one](#watching-it) say:\n\n```python step-through\n--8<-- \"watch.py\"\n```\n")
+    project.write("docs/b.md", "# B\n\n## Second part\n\nBack to [the home page](index.md).\n\n```python\n--8<-- \"watch.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    a, b = (nbformat.read(project.root / "site" / "notebooks" / f"{n}.ipynb", as_version=4) for n in "ab")
+    prose = "".join(c.source for c in a.cells if c.cell_type == "markdown")
+    assert "[the second part](https://example.org/book/b/#second-part)" in prose and "[this one](#Watching-it)" in prose
+    assert "[the home page](https://example.org/book/)" in "".join(c.source for c in b.cells if c.cell_type == "markdown")
+    install, cell = code_cells(a)
+    assert f'WHEEL = "https://example.org/book/downloads/{wheel.filename()}"' in install.source
+    assert "show_backward(out)  # out.backward(), shown step by step" in cell.source
+    assert "WHEEL" not in code_cells(b)[0].source and "show_backward" not in code_cells(b)[1].source
+

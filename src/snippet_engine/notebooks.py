@@ -35,7 +35,7 @@ import json
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
@@ -92,7 +92,8 @@ def chapter_cells(chapter: Chapter, results: Mapping[Path, Result],
         prose_from = block.end
         for include in block.includes:
             if include.is_snippet and not include.problem:
-                found.append(include_cell(include, done, results[include.path], source(include.path), helpers))
+                found.append(include_cell(include, done, results[include.path], source(include.path), helpers,
+                                          block.options))
     found.append(markdown_cell(chapter.markdown[prose_from:]))
     cells = [c for c in found if c is not None]
     if helpers.definitions:
@@ -219,14 +220,17 @@ def graphs_rendered(source: standalone.Source, first: int, last: int,
 
 
 def include_cell(include: Include, done: dict[Path, int], result: Result, source: standalone.Source,
-                 helpers: standalone.Inlined) -> Cell | None:
+                 helpers: standalone.Inlined, options: frozenset[str]) -> Cell | None:
     """The code the include shows, plus any lines of its file not run yet, as a copy holds them;
-    what it needs of helper modules goes into `helpers`."""
+    what it needs of helper modules goes into `helpers`. Its outputs are those its block shows:
+    a kind that answers to a word of the block's info (`options`: `step-through`) only where the
+    block says it."""
     last = include.last or len(source.lines)
     start = done.get(include.path, 0) + 1
     if last < start:  # already run by earlier cells: show it, do not run it again
         return markdown_cell("```python\n" + "\n".join(include.shown()).strip("\n") + "\n```")
     done[include.path] = last
+    result = replace(result, outputs=[i for i in result.outputs if kinds.kind_of(i["output"]).words <= options])
     # Jupyter would show the name of the file that the code writes (a graph's render()): the object
     # is displayed instead.
     shown = {s: f"display({name})  # shows it here, where the code writes it to a file"
