@@ -5,7 +5,7 @@
 - an include becomes a code cell holding the file's lines from where the
   previous cell of that file stopped to the last line the page shows, so the
   notebook runs top to bottom; its outputs are what the engine captured for
-  those lines, so nothing runs twice. The cell holds what a copy of the block
+  those lines, of the kinds its block shows, so nothing runs twice. The cell holds what a copy of the block
   holds (standalone/): a data file read becomes its values, and the import
   of a helper module goes, its code being in a setup cell;
 - the setup cell, after the introduction, holds the code of the helper modules
