@@ -386,5 +386,6 @@ def test_on_a_published_site_a_notebook_links_its_pages_and_installs_autograd_st
     install, cell = code_cells(a)
     assert f'WHEEL = "https://example.org/book/downloads/{wheel.filename()}"' in install.source
     assert "show_backward(out)  # out.backward(), shown step by step" in cell.source
+    assert steps(cell) and not steps(code_cells(b)[1]), "b's block is no step-through: its cell shows none"
     assert "WHEEL" not in code_cells(b)[0].source and "show_backward" not in code_cells(b)[1].source
 
