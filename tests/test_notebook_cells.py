@@ -1,13 +1,18 @@
 """notebooks.py in-process: a chapter's cells, the install cell and the .ipynb, from a small chapter."""
 
+import dataclasses
+import importlib.util
 import json
+import subprocess
+import sys
 import textwrap
 
 import pytest
 
-from snippet_engine import notebooks, standalone
+from snippet_engine import notebooks, standalone, wheel
 from snippet_engine.chapter import parse
 from snippet_engine.kinds.graph import GRAPH
+from snippet_engine.kinds.steps import STEPS
 from snippet_engine.runner import Result
 
 CHAPTER = """\
@@ -81,17 +86,26 @@ def test_prose_becomes_jupyter_markdown(chapter, tmp_path):
     assert "**Careful**" in prose and "!!!" not in prose and "\nAn admonition." in prose
 
 
+WHEEL = f"downloads/{wheel.filename()}"
+LINKS = notebooks.Links(None, {"small.md": "small/", "other.md": "other/", "index.md": "", "downloads/x.whl": "downloads/x.whl",
+                               WHEEL: WHEEL},
+                        {"small.md": "notebooks/small.ipynb", "other.md": "notebooks/other.ipynb"},
+                        {"small.md": {"first-part": "First-part"}, "other.md": {"why-it-fails": "Why-it-fails"}})
+ON_A_SITE = dataclasses.replace(LINKS, site_url="https://example.org/book/")
+
+
 def test_the_ipynb_starts_with_the_install_cell_and_keeps_no_copy(chapter, tmp_path):
     cells = cells_of(chapter, tmp_path)
-    install = notebooks.install_cell({"torch": "2.13.0", "numpy": None}, cells)
-    notebook = json.loads(notebooks.notebook_json(cells, install))
+    install = notebooks.install_cell({"torch": "2.13.0", "numpy": None}, cells, None)
+    notebook = json.loads(notebooks.notebook_json(cells, install, "notebooks/small.md", "small.md", LINKS))
     assert notebook["nbformat"] == 4 and notebook["cells"][0]["id"] == "install"
     assert '"torch==2.13.0"' in notebook["cells"][0]["source"] and "numpy" not in notebook["cells"][0]["source"]
     assert not any("copy" in c for c in notebook["cells"])
     assert "shutil.which(\"dot\")" not in notebook["cells"][0]["source"], "no graph: no Graphviz check"
     graph = {"output_type": "display_data", "data": {GRAPH: {}, "text/plain": "graph"}}
     drawing = [*cells, notebooks.code_cell("g.render('g')", [graph])]
-    assert "shutil.which(\"dot\")" in notebooks.install_cell({"torch": "2.13.0"}, drawing)["source"]
+    assert "shutil.which(\"dot\")" in notebooks.install_cell({"torch": "2.13.0"}, drawing, None)["source"]
+    assert "](other.ipynb)" in "".join(c["source"] for c in notebook["cells"] if c["cell_type"] == "markdown")
 
 
 def test_title_summary_and_the_index_of_notebooks(chapter):
@@ -99,3 +113,76 @@ def test_title_summary_and_the_index_of_notebooks(chapter):
     assert notebooks.summary(CHAPTER) == "What it covers, in one paragraph."
     index = notebooks.index_markdown([("Small chapter", "small/", "small.ipynb", "What it covers.")])
     assert index.startswith("- **[Small chapter](small/)** · [Download small.ipynb](small.ipynb){ download }")
+
+
+def test_a_link_goes_to_the_published_site_or_else_to_the_chapters_notebook_or_else_nowhere():
+    page, chapter = "notebooks/small.md", "small.md"
+    assert LINKS.target("../other.md#why-it-fails", page, chapter) == "other.ipynb#Why-it-fails"
+    assert LINKS.target("../other.md", page, chapter) == "other.ipynb"
+    assert LINKS.target("#first-part", page, chapter) == "#First-part"
+    assert LINKS.target("../small.md#first-part", page, chapter) == "#First-part"
+    assert LINKS.target("../index.md", page, chapter) is None and LINKS.target("../downloads/x.whl", page, chapter) is None
+    assert ON_A_SITE.target("../other.md#why-it-fails", page, chapter) == "https://example.org/book/other/#why-it-fails"
+    assert ON_A_SITE.target("../index.md", page, chapter) == "https://example.org/book/"
+    assert ON_A_SITE.target("../downloads/x.whl", page, chapter) == "https://example.org/book/downloads/x.whl"
+    assert ON_A_SITE.target("#first-part", page, chapter) == "#First-part", "within the notebook"
+    for links in (LINKS, ON_A_SITE):
+        assert links.target("https://pytorch.org/docs/", page, chapter) == "https://pytorch.org/docs/"
+
+
+def test_the_ipynbs_markdown_has_followable_links_and_headings_without_their_ids():
+    text = ("## Why it fails { #why-it-fails }\n\nSee [the home page](../index.md), [`grad`](../other.md#why-it-fails)"
+            " and [the wheel](../downloads/x.whl).")
+    assert notebooks.ipynb_markdown(text, "notebooks/small.md", "small.md", LINKS) == (
+        "## Why it fails\n\nSee the home page, [`grad`](other.ipynb#Why-it-fails) and the wheel.")
+
+
+def test_a_headings_anchor_is_its_pages_id_and_jupyters():
+    markdown = ("# Title\n\n```python\n# a comment, not a heading\n```\n\n## `ctx.saved_tensors`, and hooks\n\n"
+                "## a leaf Variable is used in an in-place operation { #leaf-in-place }\n\n## Exercises\n\n## Exercises\n")
+    assert notebooks.anchors(markdown) == {
+        "title": "Title", "ctxsaved_tensors-and-hooks": "ctx.saved_tensors,-and-hooks",
+        "leaf-in-place": "a-leaf-Variable-is-used-in-an-in-place-operation", "exercises": "Exercises",
+        "exercises_1": "Exercises"}
+
+
+def test_the_setup_cell_imports_each_module_once():
+    assert notebooks.merged_imports(["import torch", "from torch import Tensor", "from torch import Tensor, nn",
+                                     "from torch import nn, autograd", "import torch", "import numpy as np"]) == [
+        "import torch", "from torch import Tensor, autograd, nn", "import numpy as np"]
+    with pytest.raises(ValueError, match="not an import statement: 'x = 1'"):
+        notebooks.merged_imports(["x = 1"])
+
+
+def test_a_recorded_backward_becomes_show_backward_with_the_forward_pass_under_anomaly_mode(tmp_path):
+    (tmp_path / "snippets").mkdir()
+    path = tmp_path / "snippets" / "watch.py"
+    path.write_text('"""Watch it."""\nimport torch\n\n# a leaf\nx = torch.ones(2, requires_grad=True)\n'
+                    "out = (x * x).sum()\nout.backward(retain_graph=True)\nprint(x.grad)\n")
+    watched = parse("w.md", '# W\n\n```python step-through\n--8<-- "watch.py"\n```\n', tmp_path / "snippets")
+    recorded = {"line": 7, "output": {"output_type": "display_data", "data": {STEPS: {}, "text/plain": "steps"}}}
+    results = {path: Result(path, [recorded, output("tensor([2., 2.])\n", 8)], 0.0, True)}
+    (cell,) = [c for c in notebooks.chapter_cells(watched, results, lambda p: standalone.Source(p, tmp_path))
+               if c["cell_type"] == "code"]
+    assert cell["source"] == (
+        '"""Watch it."""\nimport torch\nfrom autograd_steps import show_backward\n\n'
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)\n# a leaf\nx = torch.ones(2, requires_grad=True)\n"
+        "out = (x * x).sum()\n"
+        "show_backward(out, retain_graph=True)  # out.backward(retain_graph=True), shown step by step\n"
+        "torch.autograd.set_detect_anomaly(False)\nprint(x.grad)")
+    assert "out.backward(retain_graph=True)\n" in cell["copy"], "a copy on the page is the plain code"
+
+
+def test_the_install_cell_installs_autograd_steps_from_the_published_site_where_it_is_missing(monkeypatch):
+    cells = [notebooks.code_cell("import torch\nfrom autograd_steps import show_backward\nshow_backward(out)")]
+    url = ON_A_SITE.url(WHEEL)
+    assert url == f"https://example.org/book/{WHEEL}" and LINKS.url(WHEEL) is None
+    source = notebooks.install_cell({"torch": None}, cells, url)["source"]
+    commands = []
+    monkeypatch.setattr(subprocess, "run", lambda command, **options: commands.append(command))
+    exec(source, {})
+    assert commands == [], "autograd_steps is importable here"
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    exec(source, {})
+    assert commands == [[sys.executable, "-m", "pip", "install", url]]
+    assert "autograd_steps" not in notebooks.install_cell({"torch": None}, [notebooks.code_cell("x = 1")], url)["source"]

@@ -1,6 +1,8 @@
 """Every chapter's notebook, as a reader downloads it, runs on its own and shows what the page shows;
 its first cell installs the pinned packages only where they are missing; the index lists every notebook."""
 
+import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -10,12 +12,17 @@ from importlib import metadata
 
 import nbformat
 import pytest
+import test_jupyter_viewer
 import yaml
-from conftest import CHAPTERS, INDEX_PAGES, ROOT, nav_pages, soup
+from conftest import CHAPTERS, INDEX_PAGES, RECORDED, ROOT, mkdocs, nav_pages, soup
+from mkdocs.utils import meta
 from nbclient import NotebookClient
 
+from snippet_engine import notebooks, wheel
+from snippet_engine.kinds.steps import STEPS
 from snippet_engine.plugin import list_notebooks
 
+SITE_URL = yaml.safe_load((ROOT / "mkdocs.yml").read_text()).get("site_url")
 FILE_NAME = re.compile(r"^'[\w.-]+\.\w+'$")  # what Jupyter shows of a returned file name
 
 
@@ -61,6 +68,20 @@ def tables(cell):
     return [o["data"]["text/html"] for o in cell.get("outputs", []) if "text/html" in o.get("data", {})]
 
 
+def steps(cell):
+    """Each backward pass a cell shows step by step: each step's node and the gradient it received,
+    and the code of the line that made each node (the lines' numbers differ between the snippet
+    file and the cell, which imports show_backward)."""
+    found = []
+    for output in cell.get("outputs", []):
+        if STEPS in output.get("data", {}):
+            data = output["data"][STEPS]
+            received = [(data["nodes"][s["node"]]["label"], s["received"] and s["received"]["text"]) for s in data["steps"]]
+            made = [data["source"][n["line"] - 1].strip() if n["line"] else None for n in data["nodes"]]
+            found.append((received, made))
+    return found
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_notebook_runs_on_its_own_and_shows_what_the_page_shows(built_site, chapter, tmp_path, monkeypatch):
     path = built_site / "notebooks" / f"{chapter}.ipynb"
@@ -76,16 +97,21 @@ def test_notebook_runs_on_its_own_and_shows_what_the_page_shows(built_site, chap
     expected = [stdout(cell) for cell in code]
     expected_tables = [tables(cell) for cell in code]
     expected_pictures = [len(pictures(cell)) for cell in code]
+    expected_steps = [steps(cell) for cell in code]
     assert any(expected), "the notebook carries the outputs of the build"
     # Run in an empty folder, as a reader who downloaded only this file would; the kernel is
     # stopped at once after the last cell (its orderly shutdown tears torch down: some 0.7 s).
     NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=False, shutdown_kernel="immediate",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     assert not install.outputs
-    for cell, before, before_tables, before_pictures in zip(code, expected, expected_tables, expected_pictures):
-        if not any("<th>Gradient received</th>" in table for table in before_tables):
+    for cell, before, before_tables, before_pictures, before_steps in zip(
+            code, expected, expected_tables, expected_pictures, expected_steps):
+        if before_steps:  # show_backward records the reader's run and shows the viewer again
+            assert steps(cell) == before_steps, cell.source
+            assert all('<figure class="snippet-steps">' in table for table in tables(cell)), cell.source
+            assert len(tables(cell)) == len(before_tables)
+        else:
             assert tables(cell) == before_tables, cell.source  # displayed again when re-run, not printed
-        # A step-through's table is the build's recording of a plain backward(): re-run, it is not made.
         assert len(pictures(cell)) == before_pictures, cell.source  # each graph and figure displayed again
         results = [o.data.get("text/plain", "") for o in cell.outputs if o.output_type == "execute_result"]
         assert not any(FILE_NAME.match(r) for r in results), cell.source  # a picture, not the name of its file
@@ -185,7 +211,7 @@ def test_notebook_figures_and_graphs_carry_their_text_alternative(built_site):
 
 def test_a_step_through_is_the_sites_viewer_in_the_notebook_with_its_table_of_steps(built_site):
     notebook = nbformat.read(built_site / "notebooks" / "autograd_basics.ipynb", as_version=4)
-    (cell,) = [c for c in notebook.cells if c.cell_type == "code" and "out.backward()" in c.source
+    (cell,) = [c for c in notebook.cells if c.cell_type == "code" and "show_backward(out)" in c.source
                and tables(c) and "x = torch.ones(2, 2" in c.source]
     (viewer,) = tables(cell)
     assert viewer.startswith('<div class="snippet-steps-host"><style>') and '<figure class="snippet-steps">' in viewer
@@ -210,3 +236,157 @@ def test_the_nav_lists_each_notebook_in_the_order_of_its_chapter(built_site):
     for _ in range(2):
         list_notebooks(entries, "notebooks.md", [("a.ipynb", "notebooks/a.md")])
     assert entries == [{"Notebooks": ["notebooks.md", {"a.ipynb": "notebooks/a.md"}]}]
+
+
+def test_each_step_through_cell_calls_show_backward_with_its_forward_pass_under_anomaly_mode(built_site):
+    """In place of `out.backward()`, `show_backward(out)` with one comment saying so; anomaly mode on
+    from the first line of the forward pass to the backward pass, off again after it."""
+    cells = [c for chapter in CHAPTERS for c in code_cells(read(built_site, chapter)) if steps(c)]
+    assert len(cells) == sum(1 for path in RECORDED if path.stem.startswith("watch_")) == 6
+    for cell in cells:
+        lines = cell.source.splitlines()
+        (shown,) = [n for n, line in enumerate(lines) if line.startswith("show_backward(")]
+        tensor = re.match(r"show_backward\((\w+)\)", lines[shown])[1]
+        assert lines[shown] == f"show_backward({tensor})  # {tensor}.backward(), shown step by step", cell.source
+        assert ".backward(" not in cell.source.replace(lines[shown], ""), cell.source
+        assert "from autograd_steps import show_backward" in lines, cell.source
+        on = lines.index("torch.autograd.set_detect_anomaly(True, check_nan=False)")
+        assert lines[shown + 1] == "torch.autograd.set_detect_anomaly(False)", cell.source
+        forward = [line for line in lines[on + 1:shown] if line and not line.startswith(" ")]
+        assert forward and not [line for line in lines[:on] if re.match(r"\w+ = ", line)], cell.source
+    (basics,) = [c for c in cells if "x = torch.ones(2, 2" in c.source]
+    assert "\n".join(basics.source.splitlines()[2:6]) == (
+        "from autograd_steps import show_backward\n\n"
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)\n"
+        "x = torch.ones(2, 2, requires_grad=True)")
+
+
+def test_the_install_cell_installs_the_sites_wheel_where_a_cell_shows_a_step_through(built_site, monkeypatch, tmp_path):
+    """mkdocs.yml sets no site_url: the reader downloads the wheel beside the notebook, as the
+    cell says; the cell installs that file, and stops with where to get it while it is missing."""
+    name = wheel.filename()
+    assert (built_site / "downloads" / name).is_file()
+    with_steps = {chapter for chapter in CHAPTERS if any(steps(c) for c in code_cells(read(built_site, chapter)))}
+    assert with_steps == {"autograd_basics", "computation_graph", "custom_functions", "debugging_gradients",
+                          "higher_order"}
+    for chapter in CHAPTERS:
+        install = code_cells(read(built_site, chapter))[0]
+        assert (f'WHEEL = "{name}"' in install.source) == (chapter in with_steps), chapter
+    install = code_cells(read(built_site, "higher_order"))[0]
+    assert f"download {name} from the site's downloads/\n# folder into the folder of this notebook" in install.source
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(RuntimeError, match=f"download {re.escape(name)} from the site's downloads/ folder into"):
+        pip_installs(install, monkeypatch)
+    (tmp_path / name).write_bytes((built_site / "downloads" / name).read_bytes())
+    assert pip_installs(install, monkeypatch)[-1] == [sys.executable, "-m", "pip", "install", name]
+
+
+LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\]]*\])*\]\(((?:[^()\s]|\([^()\s]*\))+)\)")
+
+
+def jupyter_ids(notebook):
+    """The id Jupyter gives each heading of a notebook's Markdown: its text, each space a `-`."""
+    return {re.sub(r"`|\*\*", "", m[1]).replace(" ", "-")
+            for cell in notebook.cells if cell.cell_type == "markdown"
+            for m in re.finditer(r"^#{1,6} (.+)$", cell.source, re.M)}
+
+
+def test_every_link_of_a_notebook_goes_where_a_reader_in_jupyter_can_follow_it(built_site):
+    """Without a site_url, a link to a chapter goes to its notebook beside this one, a section to
+    the id Jupyter gives its heading there; a link to a page or download with no notebook is its
+    text; the page's links to other sites stay. No heading keeps its `{ #id }`."""
+    assert SITE_URL is None, "with a site_url, links go to the published site (test_notebook_cells.py)"
+    counts = {"http": 0, "sibling": 0, "section": 0}
+    for chapter in CHAPTERS:
+        notebook = read(built_site, chapter)
+        markdown = (ROOT / "docs" / f"{chapter}.md").read_text()
+        for cell in notebook.cells:
+            if cell.cell_type != "markdown":
+                continue
+            assert not re.search(r"^#.*\{ *#", cell.source, re.M), cell.source
+            for link in LINK.findall(cell.source):
+                if link.startswith(("http://", "https://")):
+                    assert f"]({link})" in markdown, link  # the page links it too
+                    counts["http"] += 1
+                    continue
+                path, _, anchor = link.partition("#")
+                assert not path or re.fullmatch(r"\w+\.ipynb", path), link
+                target = read(built_site, path.removesuffix(".ipynb")) if path else notebook
+                if anchor:
+                    assert anchor in jupyter_ids(target), (chapter, link)
+                counts["section" if anchor else "sibling"] += 1
+    assert counts["http"] == 6 and counts["sibling"] >= 30 and counts["section"] > 100, counts
+    prose = "".join(c.source for c in read(built_site, "debugging_gradients").cells if c.cell_type == "markdown")
+    assert f"Download the package\n{wheel.filename()} and" in prose  # no site to link it to: its name
+
+
+def test_a_headings_anchors_are_the_ids_its_page_gives_it(built_site):
+    for chapter in CHAPTERS:
+        page = soup(built_site / chapter / "index.html")
+        ids = [h["id"] for h in page.select(".md-content article :is(h1, h2, h3, h4, h5, h6)[id]")]
+        markdown, _ = meta.get_data((ROOT / "docs" / f"{chapter}.md").read_text())
+        assert list(notebooks.anchors(markdown)) == ids, chapter
+
+
+jupyterlab = test_jupyter_viewer.jupyterlab  # JupyterLab on 127.0.0.1, for the test below
+
+
+def test_jupyterlab_gives_the_headings_the_ids_that_the_notebooks_links_go_to(built_site, jupyterlab, browser, tmp_path):
+    """The notebooks most linked to, opened in JupyterLab: each section another notebook's link (or
+    its own) goes to is a heading there with that id, and going to it (as a click on the link
+    does, once the notebook is open) brings the heading into view. Every cell is rendered at once
+    (`windowingMode`), so that every heading can be looked at."""
+    url, work = jupyterlab
+    tracker = tmp_path / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker.parent.mkdir(parents=True)
+    tracker.write_text(json.dumps({"windowingMode": "none"}))
+    wanted = {}  # notebook -> the anchors that links go to in it
+    for chapter in CHAPTERS:
+        for cell in read(built_site, chapter).cells:
+            for link in LINK.findall(cell.source) if cell.cell_type == "markdown" else []:
+                path, _, anchor = link.partition("#")
+                if anchor and not link.startswith("http"):
+                    wanted.setdefault(path.removesuffix(".ipynb") or chapter, set()).add(anchor)
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    for chapter in ("autograd_basics", "custom_functions", "errors_graph"):
+        shutil.copy(built_site / "notebooks" / f"{chapter}.ipynb", work)
+        page.goto(f"{url}/lab/tree/{chapter}.ipynb")
+        page.wait_for_function(f"window.jupyterapp?.shell.currentWidget?.context?.path === '{chapter}.ipynb'")
+        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown h2").first.wait_for()
+        ids = page.evaluate("""() => Array.from(window.jupyterapp.shell.currentWidget.node.querySelectorAll(
+            ":is(h1, h2, h3, h4)[data-jupyter-id]"), h => h.getAttribute("data-jupyter-id"))""")
+        assert len(wanted[chapter]) > 3 and wanted[chapter] <= set(ids), (chapter, wanted[chapter] - set(ids))
+        last = max(wanted[chapter], key=ids.index)  # the furthest down
+        page.evaluate("f => window.jupyterapp.shell.currentWidget.setFragment(f)", f"#{last}")
+        heading = page.locator(f'.jp-NotebookPanel:not(.lm-mod-hidden) [data-jupyter-id="{last}"]')
+        page.wait_for_function("h => h.getBoundingClientRect().top >= 0 && h.getBoundingClientRect().bottom <= 900",
+                               arg=heading.element_handle(), timeout=30_000)
+
+
+def test_on_a_published_site_a_notebook_links_its_pages_and_installs_autograd_steps_from_there(project):
+    """With a site_url, a link to another chapter goes to its page on the published site, section
+    and all, a link to a section of the notebook's own chapter stays in the notebook, and the
+    install cell pip installs the wheel from the site."""
+    config = yaml.safe_load((project.root / "mkdocs.yml").read_text())
+    config["site_url"] = "https://example.org/book/"
+    config["nav"] = ["index.md", "a.md", "b.md"]
+    (project.root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    project.write("snippets/watch.py", "import torch\n\nx = torch.ones(2, requires_grad=True)\nout = (x * x).sum()\n"
+                                       "out.backward()\nprint(x.grad)\n")
+    project.write("docs/index.md", "---\nnotebook: false\n---\n\n# Home\n\nRead [A](a.md).\n")
+    project.write("docs/a.md", "# A\n\n## Watching it\n\nAs [the second part](b.md#second-part) and "
+                               "[this one](#watching-it) say:\n\n```python step-through\n--8<-- \"watch.py\"\n```\n")
+    project.write("docs/b.md", "# B\n\n## Second part\n\nBack to [the home page](index.md).\n\n```python\n--8<-- \"watch.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    a, b = (nbformat.read(project.root / "site" / "notebooks" / f"{n}.ipynb", as_version=4) for n in "ab")
+    prose = "".join(c.source for c in a.cells if c.cell_type == "markdown")
+    assert "[the second part](https://example.org/book/b/#second-part)" in prose and "[this one](#Watching-it)" in prose
+    assert "[the home page](https://example.org/book/)" in "".join(c.source for c in b.cells if c.cell_type == "markdown")
+    install, cell = code_cells(a)
+    assert f'WHEEL = "https://example.org/book/downloads/{wheel.filename()}"' in install.source
+    assert "show_backward(out)  # out.backward(), shown step by step" in cell.source
+    assert steps(cell) and not steps(code_cells(b)[1]), "b's block is no step-through: its cell shows none"
+    assert "WHEEL" not in code_cells(b)[0].source and "show_backward" not in code_cells(b)[1].source
+

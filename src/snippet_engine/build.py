@@ -26,6 +26,7 @@ from mkdocs.utils import get_relative_url, meta
 
 from snippet_engine import api_links, notebooks, pages, standalone, wheel
 from snippet_engine.chapter import Chapter, Include, missing_file, parse
+from snippet_engine.notebooks import Links
 from snippet_engine.page_cache import PageCache, made_key
 from snippet_engine.runner import Fingerprint, Result, Runner, fingerprint, sha256
 from snippet_engine.shapes import failure
@@ -98,6 +99,7 @@ class Build:
     bundle: File | None = None
     environment: str = ""
     names: api_links.TorchNames | None = None
+    links: Links | None = None  # where the notebooks' links go (files() makes them)
     running: list[Future[Result]] = field(default_factory=list)  # the runs the pages show as running
 
     def __post_init__(self) -> None:
@@ -179,6 +181,9 @@ class Build:
         self.bundle = File.generated(config, BUNDLE, content=b"")
         files.append(self.bundle)
         files.append(File.generated(config, f"downloads/{wheel.filename()}", content=wheel.wheel()))
+        self.links = Links(config.site_url, {f.src_uri: f.url for f in files},
+                                     {n.chapter.src_uri: n.ipynb.src_uri for n in self.notebooks.values()},
+                                     {n.chapter.src_uri: notebooks.anchors(n.chapter.markdown) for n in self.notebooks.values()})
 
     def find_snippets(self) -> list[Path]:
         """Every snippet file under snippets/; one that links outside it is a failure."""
@@ -277,7 +282,10 @@ class Build:
                 cells = notebooks.chapter_cells(chapter, {i.path: self.result(i.path) for i in chapter.snippets},
                                                 self.source)
                 self.cache.put(made_from, cells)
-            notebook.ipynb.content_string = notebooks.notebook_json(cells, notebooks.install_cell(self.packages, cells))
+            assert self.links is not None, "files() made them"
+            install = notebooks.install_cell(self.packages, cells, self.links.url(f"downloads/{wheel.filename()}"))
+            notebook.ipynb.content_string = notebooks.notebook_json(cells, install, notebook.page.src_uri,
+                                                                    chapter.src_uri, self.links)
             download = get_relative_url(notebook.ipynb.url, notebook.page.url)
             notebook.markdown = pages.notebook_markdown(notebooks.title(chapter.markdown), download, cells, self,
                                                         self.page(src_uri, notebook.page.url))

@@ -5,15 +5,22 @@
 - an include becomes a code cell holding the file's lines from where the
   previous cell of that file stopped to the last line the page shows, so the
   notebook runs top to bottom; its outputs are what the engine captured for
-  those lines, so nothing runs twice. The cell holds what a copy of the block
+  those lines, of the kinds its block shows, so nothing runs twice. The cell holds what a copy of the block
   holds (standalone/): a data file read becomes its values, and the import
   of a helper module goes, its code being in a setup cell;
 - the setup cell, after the introduction, holds the code of the helper modules
-  the chapter imports, as much as the chapter uses, and is collapsed
-  (`source_hidden`, folded on the page);
+  the chapter imports, as much as the chapter uses, their imports merged (one
+  per module), and is collapsed (`source_hidden`, folded on the page);
+- a step-through block's `loss.backward()` becomes `show_backward(loss)` of the
+  package `autograd_steps`, its forward pass under anomaly mode: run again in
+  Jupyter, the cell shows the viewer of the reader's own code;
 - the `.ipynb` starts with a cell that installs the packages that produced the
-  outputs, at their versions, where they are not installed (and says how to
-  get Graphviz where the notebook draws graphs); the page leaves it out;
+  outputs, at their versions, where they are not installed (and `autograd_steps`,
+  the site's wheel, where a cell shows a step-through; and says how to get
+  Graphviz where the notebook draws graphs); the page leaves it out;
+- in the `.ipynb`, a link to a page or download of the site goes to the published
+  site (`site_url`) where one is set, else to the chapter's notebook beside it (a
+  section to the id Jupyter gives its heading), else it is its text alone;
 - an output that a snippet writes to a file (a graph it renders) is displayed
   after the line that writes it: the notebook shows it where the page does;
 - each output is held as its kind holds it in a notebook (kinds/).
@@ -23,13 +30,19 @@ nbformat itself costs more than a whole no-change build of a page.
 """
 
 import ast
+import html
 import json
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
-from snippet_engine import kinds, standalone
+import markdown
+
+from snippet_engine import kinds, standalone, wheel
 from snippet_engine.chapter import Chapter, Include
 from snippet_engine.runner import Result
 from snippet_engine.shapes import LineOutput
@@ -79,11 +92,12 @@ def chapter_cells(chapter: Chapter, results: Mapping[Path, Result],
         prose_from = block.end
         for include in block.includes:
             if include.is_snippet and not include.problem:
-                found.append(include_cell(include, done, results[include.path], source(include.path), helpers))
+                found.append(include_cell(include, done, results[include.path], source(include.path), helpers,
+                                          block.options))
     found.append(markdown_cell(chapter.markdown[prose_from:]))
     cells = [c for c in found if c is not None]
     if helpers.definitions:
-        setup = standalone.join(helpers.imports + helpers.definitions)
+        setup = standalone.join(["\n".join(merged_imports(helpers.imports)), *helpers.definitions])
         cells.insert(1, code_cell("# The helper modules this chapter imports, as much of them as it uses.\n" + setup,
                                   metadata=HIDDEN))
     number = 0
@@ -93,6 +107,30 @@ def chapter_cells(chapter: Chapter, results: Mapping[Path, Result],
             number += 1
             cell["execution_count"] = number
     return cells
+
+
+def merged_imports(imports: Iterable[str]) -> list[str]:
+    """Import statements with each module imported once: `from m import a` and `from m import a, b`
+    become `from m import a, b`; an `import m` met again goes."""
+    merged: dict[tuple[str, ...], list[ast.alias]] = {}
+    for text in imports:
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.ImportFrom):
+                names = merged.setdefault(("from", str(node.level), node.module or ""), [])
+                names.extend(a for a in node.names if not any(ast.dump(a) == ast.dump(b) for b in names))
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    merged.setdefault(("import", alias.name, alias.asname or ""), [alias])
+            else:
+                raise ValueError(f"not an import statement: {text!r}")
+    return [ast.unparse(ast.ImportFrom(key[2] or None, sorted(names, key=import_order), int(key[1])))
+            if key[0] == "from" else ast.unparse(ast.Import(names)) for key, names in merged.items()]
+
+
+def import_order(alias: ast.alias) -> tuple[int, str]:
+    """Names in the order ruff's isort puts them: constants, classes, then the rest."""
+    name = alias.name
+    return (0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2), name
 
 
 INSTALL = """\
@@ -117,6 +155,29 @@ missing = [r for r in REQUIREMENTS if not installed(r)]
 if missing:
     subprocess.run([sys.executable, "-m", "pip", "install", *missing], check=True)
 """
+STEPS_FROM_SITE = """
+# The step-through cells call `show_backward`, from the site's package `autograd_steps`:
+# where it is missing, it is installed from the published site.
+from importlib import util
+
+WHEEL = {wheel}
+if util.find_spec("autograd_steps") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", WHEEL], check=True)
+"""
+STEPS_FROM_FILE = """
+# The step-through cells call `show_backward`, from the site's package `autograd_steps`. Where
+# it is missing, download {name} from the site's downloads/
+# folder into the folder of this notebook: this cell installs it from there.
+import os
+from importlib import util
+
+WHEEL = {wheel}
+if util.find_spec("autograd_steps") is None:
+    if not os.path.exists(WHEEL):
+        raise RuntimeError(f"show_backward needs the package autograd_steps: download {{WHEEL}} from the "
+                           f"site's downloads/ folder into {{os.getcwd()}}, then run this cell again")
+    subprocess.run([sys.executable, "-m", "pip", "install", WHEEL], check=True)
+"""
 TOOL = """
 # Some outputs need the program `{tool}`, which pip does not install.
 import shutil
@@ -128,12 +189,17 @@ if shutil.which("{tool}") is None:
 """
 
 
-def install_cell(packages: Mapping[str, str | None], cells: list[Cell]) -> Cell:
+def install_cell(packages: Mapping[str, str | None], cells: list[Cell], wheel_url: str | None) -> Cell:
     """The .ipynb's first cell: pip installs the pinned packages (as the downloads' requirements.txt
-    pins them) unless they are installed; where a program that its outputs' kinds need is missing
-    (Graphviz's `dot`, for graphs), it stops, saying how to install it. Collapsed, and not run
-    before the others."""
+    pins them) unless they are installed; where a cell shows a step-through, `autograd_steps`
+    too, from the site's wheel at `wheel_url` (None: the site has no address, the wheel is a file
+    the reader downloads beside the notebook); where a program that its outputs' kinds need is
+    missing (Graphviz's `dot`, for graphs), it stops, saying how to install it. Collapsed, and not
+    run before the others."""
     source = INSTALL.format(requirements=json.dumps(standalone.requirements(packages).split(), indent=4))
+    if any(SHOW_BACKWARD in c["source"] for c in cells if c["cell_type"] == "code"):
+        steps = STEPS_FROM_SITE if wheel_url else STEPS_FROM_FILE
+        source += steps.format(wheel=json.dumps(wheel_url or wheel.filename()), name=wheel.filename())
     for tool in sorted(kinds.tools(o for c in cells if c["cell_type"] == "code" for o in c["outputs"])):
         lines = re.split(r"(?<=[.;,] )", TOOLS[tool][1])
         source += TOOL.format(tool=tool, message="\n".join(" " * 8 + json.dumps(line) for line in lines))
@@ -154,26 +220,146 @@ def graphs_rendered(source: standalone.Source, first: int, last: int,
 
 
 def include_cell(include: Include, done: dict[Path, int], result: Result, source: standalone.Source,
-                 helpers: standalone.Inlined) -> Cell | None:
+                 helpers: standalone.Inlined, options: frozenset[str]) -> Cell | None:
     """The code the include shows, plus any lines of its file not run yet, as a copy holds them;
-    what it needs of helper modules goes into `helpers`."""
+    what it needs of helper modules goes into `helpers`. Its outputs are those its block shows:
+    a kind that answers to a word of the block's info (`options`: `step-through`) only where the
+    block says it."""
     last = include.last or len(source.lines)
     start = done.get(include.path, 0) + 1
     if last < start:  # already run by earlier cells: show it, do not run it again
         return markdown_cell("```python\n" + "\n".join(include.shown()).strip("\n") + "\n```")
     done[include.path] = last
+    result = replace(result, outputs=[i for i in result.outputs if kinds.kind_of(i["output"]).words <= options])
     # Jupyter would show the name of the file that the code writes (a graph's render()): the object
     # is displayed instead.
     shown = {s: f"display({name})  # shows it here, where the code writes it to a file"
              for s, name in graphs_rendered(source, start, last, result.outputs)}
+    recorded = backward_shown(source, start, last, result.outputs)
+    code = source.cell(start, last, helpers, {**shown, **recorded})
+    for statement, line in recorded.items():  # the line goes after the statement: it replaces it
+        node = statement.node
+        own = source.text(statement, start, last).split("\n")[-((node.end_lineno or node.lineno) - node.lineno + 1):]
+        code = code.replace("\n".join(own) + "\n" + line, line)
     copy = source.program(start, last).copy + "\n"
-    return code_cell(source.cell(start, last, helpers, shown), result.select(start, last), copy=copy)
+    return code_cell(under_anomaly_mode(code) if recorded else code, result.select(start, last), copy=copy)
 
 
-def notebook_json(cells: list[Cell], install: Cell) -> str:
-    """The .ipynb: the install cell, then the cells (without what only the page uses), each output
-    as its kind holds it in a notebook (a recorded backward pass: the site's viewer)."""
-    written = [install] + [{k: [kinds.notebook_output(o) for o in v] if k == "outputs" else v
+SHOW_BACKWARD = "from autograd_steps import show_backward"
+ANOMALY_ON = "torch.autograd.set_detect_anomaly(True, check_nan=False)"
+ANOMALY_OFF = "torch.autograd.set_detect_anomaly(False)"
+
+
+def backward_shown(source: standalone.Source, first: int, last: int,
+                   outputs: list[LineOutput]) -> dict[standalone.Statement, str]:
+    """{statement: its line in the notebook} for each top-level `x.backward(...)` among lines
+    first..last that the build recorded as a step-through: `show_backward(x, ...)`, which shows the
+    viewer again when the cell runs in Jupyter; anomaly mode goes off after the last."""
+    lines = [n for i in outputs if (n := i["line"]) is not None and kinds.steps.matches(i["output"])]
+    found = {}
+    for statement in source.within(first, last):
+        match statement.node:
+            case ast.Expr(ast.Call(ast.Attribute(tensor, "backward"), args, keywords) as call) as node if any(
+                    node.lineno <= n <= (node.end_lineno or node.lineno) for n in lines):
+                shown = ast.unparse(ast.Call(ast.Name("show_backward"), [tensor, *args], keywords))
+                found[statement] = f"{shown}  # {ast.unparse(call)}, shown step by step"
+    if found:
+        found[max(found, key=lambda s: s.first)] += "\n" + ANOMALY_OFF
+    return found
+
+
+def under_anomaly_mode(code: str) -> str:
+    """A cell that calls show_backward: it imports it after its own imports, and turns anomaly mode
+    on before its first statement that is neither an import nor a definition, so that each node
+    of the graph keeps the line of the cell that made it."""
+    lines = code.split("\n")
+    body = ast.parse(code).body
+    imports = [n for n in body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    first = next(n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
+                 and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)))  # a docstring
+    start = first.lineno - 1
+    while start > 0 and lines[start - 1].lstrip().startswith("#"):  # its comment goes with it
+        start -= 1
+    after_imports = max((n.end_lineno or n.lineno for n in imports if n.lineno <= start), default=0)
+    return "\n".join([*lines[:after_imports], SHOW_BACKWARD, *lines[after_imports:start],
+                      *([""] if after_imports == start else []), ANOMALY_ON, *lines[start:]])
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where the links of the chapters' notebooks go in the .ipynb files, which a reader opens in
+    Jupyter, away from the site."""
+    site_url: str | None  # the published site (mkdocs.yml's `site_url`), if it has one
+    urls: Mapping[str, str]  # each page's and download's URL in the site, by its src_uri
+    ipynbs: Mapping[str, str]  # each chapter's .ipynb (its src_uri), by the chapter's src_uri
+    anchors: Mapping[str, Mapping[str, str]]  # each chapter's `anchors`, by its src_uri
+
+    def url(self, src_uri: str) -> str | None:
+        """The address of a page or download on the published site; None without a site_url."""
+        return urljoin(self.site_url, self.urls[src_uri]) if self.site_url and src_uri in self.urls else None
+
+    def target(self, link: str, page: str, chapter: str) -> str | None:
+        """Where a link of the Markdown of the notebook page `page` goes from the .ipynb of the
+        chapter `chapter` (src_uris): within that notebook where it goes to that chapter; a page
+        or download of the site to the published site; else a chapter to its notebook; a section to
+        its heading there (`anchors`). None where the reader could follow it nowhere: the link
+        stays as its text."""
+        if re.match(r"[a-z]+:", link):
+            return link
+        path, _, fragment = link.partition("#")
+        src_uri = posixpath.normpath(posixpath.join(posixpath.dirname(page), path)) if path else chapter
+        if src_uri != chapter and (url := self.url(src_uri)):
+            return url + (f"#{fragment}" if fragment else "")
+        if src_uri not in self.ipynbs:
+            return None
+        anchor = f"#{self.anchors[src_uri].get(fragment, fragment)}" if fragment else ""
+        if src_uri == chapter and anchor:
+            return anchor
+        return posixpath.relpath(self.ipynbs[src_uri], posixpath.dirname(self.ipynbs[chapter])) + anchor
+
+
+def anchors(chapter_markdown: str) -> dict[str, str]:
+    """{id its page gives a heading: id Jupyter gives it} for each heading of a chapter: the page's
+    as Python-Markdown's toc makes them (`{ #id }` kept), Jupyter's the heading's text with each
+    space a `-` (JupyterLab, Notebook)."""
+    headings, fenced = [], False
+    for line in chapter_markdown.split("\n"):
+        fenced ^= line.startswith(("```", "~~~"))
+        if not fenced and re.match(r"#{1,6} ", line):
+            headings.append(line)
+    md = markdown.Markdown(extensions=["attr_list", "toc"])
+    md.convert("\n\n".join(headings))
+    found, tokens = {}, list(md.toc_tokens)
+    while tokens:
+        token = tokens.pop(0)
+        found[token["id"]] = html.unescape(token["name"]).replace(" ", "-")
+        tokens[:0] = token["children"]
+    return found
+
+
+LINK = re.compile(r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(((?:[^()\s]|\([^()\s]*\))+)\)")
+"""A Markdown link, [text](target); the target may hold balanced parentheses (a Jupyter heading's id)."""
+
+
+def ipynb_markdown(text: str, page: str, chapter: str, links: Links) -> str:
+    """A Markdown cell as the .ipynb holds it: each link as `links` says, a heading without its
+    `{ #id }` (Jupyter names a heading by its text)."""
+    text = re.sub(r"^(#{1,6} .*?) *\{ *#[\w-]+ *\} *$", r"\1", text, flags=re.M)
+
+    def linked(m: re.Match[str]) -> str:
+        target = links.target(m[2], page, chapter)
+        return m[1] if target is None else f"[{m[1]}]({target})"
+
+    return re.sub(LINK, linked, text)
+
+
+def notebook_json(cells: list[Cell], install: Cell, page: str, chapter: str, links: Links) -> str:
+    """The .ipynb of the chapter `chapter`, shown by the page `page` (src_uris): the install cell, then the
+    cells (without what only the page uses), each link as `links` says, each output as its kind
+    holds it in a notebook (a recorded backward pass: the site's viewer)."""
+    written = [install] + [{k: [kinds.notebook_output(o) for o in v] if k == "outputs" else
+                            ipynb_markdown(v, page, chapter, links) if k == "source" and cell["cell_type"] == "markdown"
+                            else v
                             for k, v in cell.items() if k != "copy"}
                            for cell in cells]
     notebook = {"cells": written, "metadata": NOTEBOOK_METADATA, "nbformat": 4, "nbformat_minor": 5}
