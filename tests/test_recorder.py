@@ -281,7 +281,8 @@ def test_the_printed_table_wraps_its_rows_and_notes_the_lines_outside_anomaly_mo
     assert max(map(len, lines)) <= 100 and len(lines) > 14  # some rows wrap
     note = " ".join(lines[lines.index("") + 1:])
     assert note == ("7 of the graph's operations were made outside anomaly mode, so the line that made each is "
-                    "unknown: run the forward pass under torch.autograd.set_detect_anomaly(True, check_nan=False).")
+                    "unknown: run the forward pass under autograd_steps.watch_forward() (or "
+                    "torch.autograd.set_detect_anomaly(True, check_nan=False)).")
 
 
 def test_plain_python_names_the_innermost_line_of_the_readers_file(monkeypatch, tmp_path, capsys):

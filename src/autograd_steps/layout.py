@@ -22,7 +22,6 @@ ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
 FILLS = {"leaf": "#dce6ff", "custom": "#ffe3cc", "op": "white"}
 BADGES = {"nonfinite": "⚠ NaN/inf", "vanishing": "↓ vanishing", "exploding": "↑ exploding"}  # a marked node's last line
-MAX_NODES = 2000  # the most dot lays out quickly, collapsed by module
 COLLAPSE = 150  # a graph of more nodes is drawn collapsed by module (`svg`)
 
 

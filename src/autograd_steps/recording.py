@@ -67,7 +67,8 @@ STEPS = "application/vnd.snippet.steps+json"
 SMALL = 8  # tensors with at most this many elements are recorded value by value
 MAX_NODES = 5000  # larger graphs are refused: more than Graphviz's dot lays out quickly
 UNKNOWN = ("{count} of the graph's operations were made outside anomaly mode, so the line that made each "
-           "is unknown: run the forward pass under torch.autograd.set_detect_anomaly(True, check_nan=False).")
+           "is unknown: run the forward pass under autograd_steps.watch_forward() (or "
+           "torch.autograd.set_detect_anomaly(True, check_nan=False)).")
 FAR = 1e4  # a node whose gradient's norm is this many times below (above) its senders' is "vanishing" ("exploding")
 Grads = tuple[torch.Tensor | None, ...]  # what a node's hooks are given
 Mark = Literal["nonfinite", "vanishing", "exploding"]
@@ -193,6 +194,7 @@ class Data(TypedDict):
     steps: list[Step]  # in the order the engine ran them
     forward: list[ForwardLine]
     jumps: Jumps
+    note: str  # why some nodes' lines are unknown (UNKNOWN), or ""
     error: NotRequired[Failure]  # where backward() raised: the steps are those that ran until then
 
 
@@ -631,9 +633,14 @@ class Recording:
                            "description": f"Line {line}, {code}, adds {added}."})
         return result
 
+    def note(self) -> str:
+        unknown = sum(n["kind"] != "leaf" and not n["where"] for n in self.nodes)
+        return UNKNOWN.format(count=unknown) if unknown else ""
+
     def data(self) -> Data:
         data: Data = {"file": self.file, "source": self.source, "nodes": [public(n) for n in self.nodes],
-                      "edges": self.edges, "steps": self.steps, "forward": self.forward_lines(), "jumps": self.jumps}
+                      "edges": self.edges, "steps": self.steps, "forward": self.forward_lines(), "jumps": self.jumps,
+                      "note": self.note()}
         if self.error:
             data["error"] = self.error
         return data
@@ -661,8 +668,7 @@ class Recording:
             for k in range(max(map(len, cells))):
                 parts = [(c[k] if k < len(c) else "").ljust(w) for c, w in zip(cells, widths)]
                 lines.append("  ".join(parts).rstrip())
-        unknown = sum(n["kind"] != "leaf" and not n["where"] for n in self.nodes)
-        notes = [UNKNOWN.format(count=unknown)] if unknown else []
+        notes = [self.note()] if self.note() else []
         if self.error:
             at = self.error["step"]
             place = f"at step {at + 1}, {self.node_text(self.steps[at]['node'])}" if at is not None else "before any step"

@@ -58,8 +58,6 @@ if TYPE_CHECKING:  # the recorder imports torch, which the viewer does not need
 ASSETS = Path(__file__).parent / "assets"  # steps.js and steps.css
 CAPTION = ("backward() runs up the arrows: from the output at the bottom to the leaves' "
            "AccumulateGrad nodes at the top.")
-UNKNOWN = ("{count} of the graph's operations were made outside anomaly mode, so the line that made each "
-           "is unknown: run the forward pass under torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
 def notebook_html(steps: LaidOut) -> str:
@@ -83,8 +81,7 @@ def viewer(steps: Data, svg: str | None, block: dict[tuple[str, int], int] | Non
     data = data.replace("<", "\\u003c")  # no "</script>" inside the script element
     label = (f"Graph that backward() ran through, recorded from {steps['file']}: {len(steps['nodes'])} nodes, "
              "the output at the bottom. The table below lists each step.")
-    unknown = sum(node["kind"] != "leaf" and not node["where"] for node in steps["nodes"])
-    note = f'<p class="snippet-steps__note">{html.escape(UNKNOWN.format(count=unknown))}</p>' if unknown else ""
+    note = f'<p class="snippet-steps__note">{html.escape(steps["note"])}</p>' if steps["note"] else ""
     graph = svg if svg is not None else f'<p class="snippet-steps__missing">{html.escape(MISSING)}</p>'
     hide = ' hidden="hidden"' if scripted else ""
     return (f'<figure class="snippet-steps"><figcaption>{html.escape(CAPTION)}</figcaption>{error_html(steps)}'
@@ -279,12 +276,12 @@ def panel_rows(steps: Data, step: Step) -> list[list[str]]:
 
 def saved_tensor_text(saved: Saved) -> str:
     """A saved tensor: its values or statistics, dtype and size; why not, where it could not be read."""
-    size = f"{saved['dtype']}, {saved['bytes']} bytes"
-    if "error" in saved:
-        return f"{'×'.join(map(str, saved['shape'])) or 'scalar'} {size}: {saved['error']}"
-    if saved["summary"] is None:
-        return f"{'×'.join(map(str, saved['shape'])) or 'scalar'} ({size})"
-    return f"{saved['summary']['text']} ({size})"
+    if saved["shape"] is None:  # not read: only why
+        return saved["error"] or "not readable"
+    shape, size = "×".join(map(str, saved["shape"])) or "scalar", f"{saved['dtype']}, {saved['bytes']} bytes"
+    if saved["error"] is not None:
+        return f"{shape} {size}: {saved['error']}"
+    return f"{saved['summary']['text'] if saved['summary'] else shape} ({size})"
 
 
 def grad_attribute(node: Node) -> str:
@@ -294,8 +291,7 @@ def grad_attribute(node: Node) -> str:
 
 def saved_text(node: Node) -> str:
     """What a custom node saved for backward, and the attributes it keeps on ctx."""
-    tensors = [f"{s['name']}: {'×'.join(map(str, s['shape'])) or 'scalar'} {s['dtype']} ({s['bytes']} bytes)"
-               for s in node["saved"]]
+    tensors = [f"{s['name']}: {saved_tensor_text(s)}" for s in node["saved"]]
     return "; ".join(tensors + [f"ctx.{a['name']} = {a['value']}" for a in node.get("attributes", [])])
 
 

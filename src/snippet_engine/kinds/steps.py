@@ -37,12 +37,10 @@ def displays(obj: object) -> bool:
 
 
 def displayed(data: dict[str, Any]) -> None:
-    """Laid out here, within the snippet's time limit; a graph too big to show fails at its line."""
+    """Laid out here, within the snippet's time limit (the recorder refuses a graph too big to lay
+    out, at its backward() line)."""
     if STEPS in data:
         recorded: Data = data[STEPS]
-        if len(recorded["nodes"]) > layout.MAX_NODES:
-            raise ValueError(f"this backward pass has {len(recorded['nodes']):,} nodes, more than a "
-                             f"step-through shows ({layout.MAX_NODES}): record a smaller model or batch")
         steps: LaidOut = {**recorded, "svg": layout.svg(recorded)}
         data[STEPS] = steps
 
