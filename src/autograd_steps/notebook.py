@@ -20,8 +20,9 @@ def show_backward(output: torch.Tensor, gradient: torch.Tensor | None = None, *,
                   **backward_args: Any) -> None:
     """`output.backward(gradient, **backward_args)`, recorded from the engine and shown as the
     step-through viewer (where backward() raises: the steps until then, and the exception raised
-    again). The lines that made the nodes are known for the operations run under
-    `torch.autograd.set_detect_anomaly(True, check_nan=False)`. A graph of more than `max_nodes`
+    again). The lines (and modules) that made the nodes are known for the operations run under
+    `watch_forward()` (the lines alone under `torch.autograd.set_detect_anomaly(True, check_nan=False)`).
+    A graph of more than `max_nodes`
     nodes is refused before anything runs. Returns None, as backward() does."""
     caller = sys._getframe(1)
     recording = Recording(output, names(caller), made_in(output, caller.f_code.co_filename), "show_backward",

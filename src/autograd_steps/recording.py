@@ -57,7 +57,7 @@ import threading
 import types
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Literal, NotRequired, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict, TypeGuard, cast
 
 import torch
 from torch.autograd.graph import Node as Fn
@@ -518,8 +518,9 @@ class Recording:
     def mark(self) -> None:
         """Each node's marks: "nonfinite" where it received or sent NaN or inf; "vanishing"
         ("exploding") where the norm it received is under 1/FAR (over FAR) times the largest
-        norm received by the nodes that sent it gradient. The steps to jump to."""
-        norms = {s["node"]: s["received"]["norm"] for s in self.steps if s["received"]}
+        norm received by the nodes that sent it gradient, all of them finite (the norm of some
+        entries says nothing of the others'). The steps to jump to."""
+        norms = {s["node"]: s["received"]["norm"] for s in self.steps if finite(s["received"])}
         for index, step in enumerate(self.steps):
             node, got = self.nodes[step["node"]], step["received"]
             grads = [got, *(s["grad"] for s in step["sent"])]
@@ -529,13 +530,12 @@ class Recording:
                     self.jumps["nonfinite"] = index
             senders = [norms[self.edges[c["edge"]]["from"]] for c in step["contributions"]
                        if self.edges[c["edge"]]["from"] in norms]
-            if got and senders and math.isfinite(got["norm"]) and math.isfinite(max(senders)):
+            if finite(got) and senders and len(senders) == len(step["contributions"]):
                 if got["norm"] < max(senders) / FAR:
                     node["marks"].append("vanishing")
                 elif got["norm"] > max(senders) * FAR:
                     node["marks"].append("exploding")
-        ranked = sorted((s["received"]["norm"], i) for i, s in enumerate(self.steps)
-                        if s["received"] and math.isfinite(s["received"]["norm"]))
+        ranked = sorted((s["received"]["norm"], i) for i, s in enumerate(self.steps) if finite(s["received"]))
         if ranked:
             self.jumps["smallest"], self.jumps["largest"] = ranked[0][1], ranked[-1][1]
 
@@ -691,6 +691,11 @@ class Recording:
 
     def __repr__(self) -> str:
         return self.table()
+
+
+def finite(summary: Summary | None) -> TypeGuard[Summary]:
+    """Whether a gradient is there and has no NaN or inf (then its norm is of all its entries)."""
+    return summary is not None and not summary["nan"] and not summary["inf"] and math.isfinite(summary["norm"])
 
 
 def public(node: RecordedNode) -> Node:

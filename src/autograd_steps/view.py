@@ -355,7 +355,9 @@ def overview(steps: Data) -> str:
     rows = []
     for number, (step, norm, width) in enumerate(zip(steps["steps"], norms, bar_widths(norms)), 1):
         node = steps["nodes"][step["node"]]
-        value = "None" if norm is None else f"{norm:.3g}"
+        got = step["received"]
+        value = "None" if got is None else f"{norm:.3g}" + "".join(
+            f", {got[k]} {k if k == 'inf' else 'NaN'}" for k in ("nan", "inf") if got[k])  # norm of the finite
         rows.append(f'<tr data-step="{number - 1}"{row_class(steps, node["id"])}><td>{number}</td>'
                     f'<td>{html.escape(node_name(steps, node["id"]))}{marks_html(steps, node["id"])}</td>'
                     f'<td>{html.escape(node["module"])}</td><td>{KINDS[node["kind"]]}</td>'
