@@ -365,7 +365,7 @@ def test_a_viewer_on_a_phone_scrolls_its_graph_visibly_and_stacks_its_table(brow
         hint = viewer.locator(".snippet-steps__hint")
         assert hint.is_visible() and "Scroll or drag the graph" in hint.inner_text()
     press(viewer.locator("details.snippet-steps__table summary"))
-    table = viewer.locator(".snippet-steps__scroll")
+    table = viewer.locator(".snippet-steps__table .snippet-steps__scroll")
     assert table.evaluate("t => t.scrollWidth <= t.clientWidth"), "no column runs off the side"
     right = table.bounding_box()["x"] + table.bounding_box()["width"]
     cells = table.locator("td:not(:empty)")

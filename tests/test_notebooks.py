@@ -242,7 +242,7 @@ def test_each_step_through_cell_calls_show_backward_with_its_forward_pass_under_
     """In place of `out.backward()`, `show_backward(out)` with one comment saying so; anomaly mode on
     from the first line of the forward pass to the backward pass, off again after it."""
     cells = [c for chapter in CHAPTERS for c in code_cells(read(built_site, chapter)) if steps(c)]
-    assert len(cells) == sum(1 for path in RECORDED if path.stem.startswith("watch_")) == 6
+    assert len(cells) == sum(1 for path in RECORDED if path.stem.startswith("watch_")) == 7
     for cell in cells:
         lines = cell.source.splitlines()
         (shown,) = [n for n, line in enumerate(lines) if line.startswith("show_backward(")]

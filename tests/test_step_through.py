@@ -41,7 +41,7 @@ CREATED_BY = {
         "hidden.weight": "hidden, output = nn.Linear(3, 4), nn.Linear(4, 1)"},
     "debugging_gradients/watch_nan.py": {
         "SqrtBackward0": "return squared.sqrt()", "PowBackward0": "squared = (diff**2).sum(dim=-1)",
-        "SumBackward0": "dist.sum().backward()",
+        "SumBackward0": "loss = dist.sum()",
         "points": "points = torch.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]], requires_grad=True)"},
     "higher_order/watch_second_derivative.py": {
         "PowBackward0": "(dy_dx,) = torch.autograd.grad(y, x, create_graph=True)",
