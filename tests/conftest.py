@@ -1,3 +1,4 @@
+import builtins
 import fcntl
 import functools
 import gc
@@ -254,6 +255,14 @@ def forget_snippet_modules():
     for name, module in list(sys.modules.items()):
         if str(getattr(module, "__file__", None) or "").startswith(str(SNIPPETS)):
             del sys.modules[name]
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """What display() is given, as in a notebook: a step-through's Recording, show_backward's Viewer."""
+    found: list = []
+    monkeypatch.setattr(builtins, "display", found.append, raising=False)
+    return found
 
 
 @pytest.fixture

@@ -123,13 +123,6 @@ def test_outside_a_notebook_it_prints_the_table(monkeypatch, capsys):
     assert rows[2].endswith("[2, 4]") and x.grad.tolist() == [2.0, 4.0]
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    found: list = []
-    monkeypatch.setattr(builtins, "display", found.append, raising=False)
-    return found
-
-
 def test_a_graph_too_big_is_refused_before_backward_runs(shown):
     x = torch.ones(3, requires_grad=True)
     loss = x

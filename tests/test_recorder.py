@@ -18,14 +18,6 @@ from autograd_steps import save_html, show_backward, step_through
 from autograd_steps.recording import FAR, MAX_NODES, Recording, summary
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    """What display() was given: a Recording from step_through, a Viewer from show_backward."""
-    found: list = []
-    monkeypatch.setattr(builtins, "display", found.append, raising=False)
-    return found
-
-
 def data(shown):
     last = shown[-1]
     return last.data() if isinstance(last, Recording) else last.data
