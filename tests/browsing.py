@@ -174,7 +174,9 @@ STEP_ON_SCREEN = """async viewer => {
   const next = viewer.querySelector(".snippet-steps__controls button[data-go='1']");
   const text = viewer.querySelector(".snippet-steps__description");
   const lines = viewer.querySelectorAll(".snippet-steps__code .is-current");
-  const nodes = viewer.querySelectorAll("svg [data-node].is-current");
+  // the current node, or in a graph collapsed by module its module's box: those on show
+  const nodes = [...viewer.querySelectorAll("svg [data-node].is-current, svg [data-module].is-current")]
+    .filter(e => e.getBoundingClientRect().width > 0);
   const wrong = e => {
     const r = e.getBoundingClientRect(), hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
     const out = r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth;

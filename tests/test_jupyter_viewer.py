@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import torch
-from browsing import SHOTS
+from browsing import SHOTS, STEP_ON_SCREEN
 from jupyter_client import BlockingKernelClient
 from nbclient import NotebookClient
 
@@ -342,4 +342,91 @@ def test_a_saved_notebook_opened_in_jupyterlab_shows_the_table(jupyterlab, brows
         False, False]
     assert "TBackward0" not in figure.inner_text().split("All steps as a table")[0], "no graph's loose labels"
     page.screenshot(path=SHOTS / "jupyterlab-untrusted.png")
+    page.context.close()
+
+
+# Real models, as a practitioner runs them: the forward pass watched (module paths), the backward
+# pass shown, and the gradients compared bitwise with a twin's plain backward() (dropout seeded alike).
+MODELS = {
+    "transformer": ("model = nn.TransformerEncoderLayer(32, 4, 64, batch_first=True)\nx = torch.randn(2, 8, 32)",
+                    "model(x).pow(2).mean()"),
+    "encoder": ("model = nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 2, 32, batch_first=True), 6,\n"
+                "                              enable_nested_tensor=False)\nx = torch.randn(2, 5, 16)",
+                "model(x).pow(2).mean()"),
+    "cnn": ("model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.Dropout(0.1),\n"
+            "                      nn.Conv2d(8, 8, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 2))\n"
+            "x = torch.randn(4, 3, 8, 8)", "nn.functional.cross_entropy(model(x), torch.tensor([0, 1, 1, 0]))"),
+    "lstm": ("model = nn.LSTM(8, 16, batch_first=True)\nx = torch.randn(3, 7, 8)", "model(x)[0].pow(2).mean()"),
+}
+
+
+def model_notebook(name):
+    build, forward = MODELS[name]
+    cells = [f"import copy, json\nimport torch\nfrom torch import nn\nfrom autograd_steps import show_backward, "
+             f"watch_forward\n\ntorch.manual_seed(0)\n{build}\ntwin = copy.deepcopy(model)",
+             f"torch.manual_seed(1)\nwith watch_forward():\n    loss = {forward}",
+             "show_backward(loss)",
+             f"torch.manual_seed(1)\nmodel, plain = twin, model\n({forward}).backward()\n"
+             "print(json.dumps(all(torch.equal(p.grad, q.grad) for p, q in zip(plain.parameters(), twin.parameters()))))"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in cells])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nb
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_a_real_model_in_a_notebook_keeps_its_gradients_and_names_its_modules(name, tmp_path):
+    nb = model_notebook(name)
+    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=False, shutdown_kernel="immediate",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    (bundle,) = [o["data"] for o in nb.cells[2].outputs if o["output_type"] == "display_data"]
+    data = bundle[STEPS]
+    assert 'class="snippet-steps"' in bundle["text/html"]
+    ops = [n for n in data["nodes"] if n["kind"] != "leaf"]
+    outside = sorted(n["name"] for n in ops if not n["module"])  # the loss's operations, made outside the model
+    assert outside == sorted({"cnn": ["LogSoftmaxBackward0", "NllLossBackward0"]}.get(name, ["MeanBackward0",
+                                                                                             "PowBackward0"]))
+    assert all(n["module"].split(".")[0] == "model" for n in ops if n["module"])
+    assert len({n["module"] for n in ops}) > 1 + (name == "encoder") * 12  # the 6 layers' modules too
+    assert [o["text"] for o in nb.cells[3].outputs] == ["true\n"], "gradients bitwise equal to plain backward()"
+
+
+@pytest.mark.parametrize("name", ["transformer", "encoder"])
+def test_jupyterlab_shows_a_real_model_legibly(name, jupyterlab, browser):
+    """Labels at least 12 px tall at 1280×800; one press to the smallest gradient, with the node and
+    the step's text on screen; light and dark."""
+    url, work = jupyterlab
+    nbformat.write(model_notebook(name), work / f"{name}.ipynb")
+    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{url}/lab/tree/{name}.ipynb")
+    page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                           " && window.jupyterapp.shell.currentWidget.sessionContext")
+    page.evaluate("""async () => {
+        const notebook = window.jupyterapp.shell.currentWidget;
+        await notebook.context.ready;
+        await notebook.sessionContext.ready;
+        await window.jupyterapp.commands.execute("notebook:run-all-cells");
+    }""")
+    figure = page.locator(".jp-OutputArea-output figure.snippet-steps")
+    figure.locator(".snippet-steps__viewer:not([hidden])").wait_for(timeout=180_000)
+    page.locator(".jp-OutputArea-output", has_text="true").last.wait_for(timeout=60_000)
+    data = json.loads(figure.locator(".snippet-steps__data").text_content())
+    heights = figure.locator(".snippet-steps__graph svg text").evaluate_all(
+        "texts => texts.filter(t => t.getClientRects().length).map(t => t.getBoundingClientRect().height)")
+    assert heights and min(heights) >= 12, min(heights)
+    smallest = figure.get_by_role("button", name="Smallest gradient", exact=True)
+    step = int(smallest.get_attribute("data-step"))
+    assert step > 0
+    smallest.click()
+    assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {step + 1} of {len(data['steps'])}"
+    shown = figure.evaluate(STEP_ON_SCREEN)
+    assert shown["wrong"] == [] and shown["nodes"] == 1, shown
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / f"jupyterlab-{name}-light.png")
+    page.evaluate('window.jupyterapp.commands.execute("apputils:change-theme", {theme: "JupyterLab Dark"})')
+    page.wait_for_selector('body[data-jp-theme-light="false"]', state="attached")
+    page.wait_for_timeout(500)
+    page.screenshot(path=SHOTS / f"jupyterlab-{name}-dark.png")
+    assert not errors
     page.context.close()
