@@ -58,8 +58,8 @@ with torch.autograd.set_detect_anomaly(True, check_nan=False):
 LEAVES = ["model.0.weight", "model.0.bias"]
 
 
-def notebook():
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in CELLS])
+def notebook(cells=CELLS):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb
 
@@ -264,14 +264,15 @@ def children(pid):
     return found
 
 
-def test_jupyterlab_steps_through_the_readers_backward_pass(jupyterlab, browser):
+def run_in_jupyterlab(jupyterlab, browser, name, nb, height):
+    """The notebook `nb` saved as name.ipynb, opened in JupyterLab at 1280 px wide and run whole;
+    the page, and the script errors it will collect."""
     url, work = jupyterlab
-    nbformat.write(notebook(), work / "reader.ipynb")
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    page = context.new_page()
+    nbformat.write(nb, work / f"{name}.ipynb")
+    page = browser.new_context(viewport={"width": 1280, "height": height}).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{url}/lab/tree/reader.ipynb")
+    page.goto(f"{url}/lab/tree/{name}.ipynb")
     page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget"
                            " && window.jupyterapp.shell.currentWidget.sessionContext")
     page.evaluate("""async () => {
@@ -280,6 +281,11 @@ def test_jupyterlab_steps_through_the_readers_backward_pass(jupyterlab, browser)
         await notebook.sessionContext.ready;
         await window.jupyterapp.commands.execute("notebook:run-all-cells");
     }""")
+    return page, errors
+
+
+def test_jupyterlab_steps_through_the_readers_backward_pass(jupyterlab, browser):
+    page, errors = run_in_jupyterlab(jupyterlab, browser, "reader", notebook(), height=1000)
     figure = page.locator(".jp-OutputArea-output figure.snippet-steps")
     figure.locator(".snippet-steps__viewer:not([hidden])").wait_for(timeout=120_000)
     printed = page.locator(".jp-OutputArea-output", has_text='{"model.0.weight"')
@@ -319,7 +325,7 @@ def test_jupyterlab_steps_through_the_readers_backward_pass(jupyterlab, browser)
     figure.screenshot(path=SHOTS / "jupyterlab-viewer-dark.png")
     page.screenshot(path=SHOTS / "jupyterlab-dark.png")
     assert not errors
-    context.close()
+    page.context.close()
 
 
 def test_a_saved_notebook_opened_in_jupyterlab_shows_the_table(jupyterlab, browser, executed):
@@ -368,9 +374,7 @@ def model_notebook(name):
              "show_backward(loss)",
              f"torch.manual_seed(1)\nmodel, plain = twin, model\n({forward}).backward()\n"
              "print(json.dumps(all(torch.equal(p.grad, q.grad) for p, q in zip(plain.parameters(), twin.parameters()))))"]
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in cells])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return nb
+    return notebook(cells)
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -394,20 +398,7 @@ def test_a_real_model_in_a_notebook_keeps_its_gradients_and_names_its_modules(na
 def test_jupyterlab_shows_a_real_model_legibly(name, jupyterlab, browser):
     """Labels at least 12 px tall at 1280×800; one press to the smallest gradient, with the node and
     the step's text on screen; light and dark."""
-    url, work = jupyterlab
-    nbformat.write(model_notebook(name), work / f"{name}.ipynb")
-    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{url}/lab/tree/{name}.ipynb")
-    page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                           " && window.jupyterapp.shell.currentWidget.sessionContext")
-    page.evaluate("""async () => {
-        const notebook = window.jupyterapp.shell.currentWidget;
-        await notebook.context.ready;
-        await notebook.sessionContext.ready;
-        await window.jupyterapp.commands.execute("notebook:run-all-cells");
-    }""")
+    page, errors = run_in_jupyterlab(jupyterlab, browser, name, model_notebook(name), height=800)
     figure = page.locator(".jp-OutputArea-output figure.snippet-steps")
     figure.locator(".snippet-steps__viewer:not([hidden])").wait_for(timeout=180_000)
     page.locator(".jp-OutputArea-output", has_text="true").last.wait_for(timeout=60_000)
