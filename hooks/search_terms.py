@@ -92,5 +92,10 @@ def on_post_build(config):
         if doc["location"] in named:
             words = re.split(index["config"]["separator"], " ".join([doc["title"], *named[doc["location"]]]))
             doc["problem"] = " ".join(word for word in words if word and word.lower() not in every_term)
+    # For the worker's reading of a paste (hooks/search_worker.js): each message or symptom the error
+    # index names, with its section, in the index's order, and where to send a message it lacks.
+    index["config"]["messages"] = [[location, name] for location, names in named.items() for name in names]
+    if named:
+        index["config"]["errors"] = File(ERROR_INDEX, config.docs_dir, config.site_dir, config.use_directory_urls).url
     with open(path, "w", encoding="utf-8") as f:
         json.dump(index, f, separators=(",", ":"))

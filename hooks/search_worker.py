@@ -1,20 +1,21 @@
-"""Material's search worker with lunr's word automaton mended (hooks/search_worker.js).
+"""Material's search worker, reading pastes as readers paste them (hooks/search_worker.js).
 
-lunr, inside Material's worker, merges nodes of its word automaton that differ when the index
-holds numbers, and then throws on queries such as "0" or a pasted message with " 0 " in it:
-the reader sees no result at all. The fix replaces the one lunr method at fault, after the
-worker made lunr global; it is appended to the worker's file in the built site, which is the
-same file for the served site and the copy read from disk (there the worker runs in an iframe).
+The script wraps the worker's message listener and its answers, and mends two things in lunr
+(see the script). It is put before the worker's own code in the built site, which is the same
+file for the served site and the copy read from disk (there the worker runs in an iframe).
 """
 
 from pathlib import Path
 
-FIX = Path(__file__).with_suffix(".js")
+SCRIPT = Path(__file__).with_suffix(".js")
+
+
+END = "// end of hooks/search_worker.js\n"
 
 
 def on_post_build(config):
-    fix = "\n" + FIX.read_text(encoding="utf-8")
+    script = SCRIPT.read_text(encoding="utf-8") + "\n" + END
     for worker in Path(config.site_dir, "assets", "javascripts", "workers").glob("search.*.min.js"):
-        text = worker.read_text(encoding="utf-8")
-        if not text.endswith(fix):  # `mkdocs serve` copies the theme's file again only when newer
-            worker.write_text(text + fix, encoding="utf-8")
+        # `mkdocs serve` copies the theme's file again only when newer: it may hold an earlier script
+        material = worker.read_text(encoding="utf-8").split(END, 1)[-1]
+        worker.write_text(script + material, encoding="utf-8")
