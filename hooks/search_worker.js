@@ -119,11 +119,11 @@
   // config.messages, [location, text] in the index's order. A message matches when the paste
   // holds at least COVERED of its words, and three of them at least, or all of a shorter one.
   // The reader's shapes, numbers and operation names differ from the index's: words are
-  // compared without their digits ("0th", "1th"), and a node's name (`LogBackward0`) is not
-  // required of the paste; a paste's node name also stands for its operation (`UnbindBackward`
-  // for "Unbind"). The last message of the paste that matches decides (a traceback ends with
-  // the exception it is about); in one message the fullest match, then the one that met more
-  // words, then the index's first row.
+  // compared stemmed ("Tensors", "Tensor") and without their digits ("0th", "1th"), and a
+  // node's name (`LogBackward0`) is not required of the paste; a paste's node name also stands
+  // for its operation (`UnbindBackward` for "Unbind"). The last message of the paste that
+  // matches decides (a traceback ends with the exception it is about); in one message the
+  // fullest match, then the one that met more words, then the index's first row.
   const COVERED = 0.75
   const NODE = /^(\w+?)backward$/
 
@@ -147,7 +147,8 @@
 
   const keyWords = text => [...new Set((text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) || [])
     .map(word => /\D/.test(word) ? word.replace(/\d+/g, "") : word)
-    .filter(word => word.length > 1 && !/^\d+$/.test(word) && !isStopWord(word)))]
+    .filter(word => word.length > 1 && !/^\d+$/.test(word) && !isStopWord(word))
+    .map(word => lunr.stemmer(new lunr.Token(word)).toString()))]
 
   // --- lunr, mended ------------------------------------------------------------------------
   function mendLunr() {

@@ -8,9 +8,12 @@ come before a chapter, and an excerpt shows a formula as text (the katex plugin,
 """
 
 import re
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import yaml
+from browsing import CLIPBOARD, PHONE, open_page, screenshot
+from conftest import ROOT
 
 BASICS = "Autograd basics: backward() and .grad"
 VJP = "Vector-Jacobian products"
@@ -47,24 +50,36 @@ ANSWERED = "sent => window.searchTraffic.sent > sent && window.searchTraffic.sen
 @pytest.fixture(scope="module")
 def search(browser, urls):
     """search(query) enters the query into the search box of the home page and returns the
-    results as Material shows them: one {"title", "text", "html"} per page, best first."""
+    results as Material shows them: one {"title", "text", "html"} per page, best first.
+    search(text, paste=True) pastes it from the clipboard with Ctrl+V, as a reader does (the box
+    is one line: Chromium turns the paste's line breaks into spaces). search.console holds what
+    the page and its search worker logged."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.add_init_script(COUNT_WORKER_MESSAGES)
     page = context.new_page()
     page.goto(urls["home"], wait_until="load")
+    context.grant_permissions(CLIPBOARD, origin=urls["home"].rstrip("/"))
+    run_console = []
+    page.on("console", lambda m: run_console.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: run_console.append(f"pageerror: {e}"))
     box = page.locator("input.md-search__input")
     box.click()
     page.wait_for_function(ANSWERED, arg=0)  # the index is loaded
     entered = ""
 
-    def run(query):
+    def run(query, paste=False):
         nonlocal entered
         sent = page.evaluate("window.searchTraffic.sent")
-        box.fill(query)  # entered whole, as pasted: one search, not one per letter typed
-        box.press("End")  # Material searches on the key's keyup
-        if query != entered:  # the same query again is not searched again
+        if paste:
+            page.evaluate("text => navigator.clipboard.writeText(text)", query)
+            box.press("Control+A")
+            box.press("Control+V")  # Material searches on the key's keyup
+        else:
+            box.fill(query)  # entered whole: one search, not one per letter typed
+            box.press("End")  # Material searches on the key's keyup
+        if box.input_value() != entered:  # the same query again is not searched again
             page.wait_for_function(ANSWERED, arg=sent)
-        entered = query
+        entered = box.input_value()
         found = []
         for item in page.locator(".md-search-result__item").all():
             found.append({"title": item.locator("h1").inner_text(), "text": item.text_content(),
@@ -75,6 +90,7 @@ def search(browser, urls):
         return found
 
     run.page = page
+    run.console = run_console
     yield run
     context.close()
 
@@ -313,3 +329,75 @@ def test_camel_case_names_are_found_whole(search, query, chapter):
     hits = search(query)
     assert hits and query.lower() in hits[0]["text"].lower(), f"{query}: {[h['title'] for h in hits[:3]]}"
     assert chapter is None or hits[0]["title"] == chapter
+
+
+# Pastes from public threads, as readers posted them (tests/search_pastes.yaml).
+PASTES = yaml.safe_load((ROOT / "tests" / "search_pastes.yaml").read_text(encoding="utf-8"))
+NOT_COVERED = "Not covered here"
+
+
+def thread(entry):
+    """owner/repo#number of a paste's thread."""
+    return re.sub(r"^https://github\.com/|/(issues|pull|discussions)/", lambda m: "#" if m.group(1) else "", entry["thread"])
+
+
+def highlighted(link):
+    """The words a result's link asks its landing page to highlight (Material's `h`)."""
+    return " ".join(parse_qs(urlsplit(link).query).get("h", [])).split()
+
+
+@pytest.mark.parametrize("entry", PASTES, ids=[f"{e['kind']}-{thread(e)}" for e in PASTES])
+def test_a_real_paste_lands_first_on_its_section_or_says_it_is_not_covered(search, entry):
+    """Pasted whole with Ctrl+V: traceback frames, warning prefixes, the C++ tail, Windows paths,
+    quotes and colons and an older wording weigh nothing against the message itself."""
+    hits = search(entry["paste"], paste=True)
+    assert hits, f"no result for the paste from {entry['thread']}"
+    if entry["section"]:
+        assert best_section(hits[0]) == entry["section"], \
+            f"{entry['thread']}: {[(h['title'], best_section(h)) for h in hits[:3]]}"
+    else:
+        assert hits[0]["title"] == NOT_COVERED and len(hits) > 1, f"{entry['thread']}: {[h['title'] for h in hits[:3]]}"
+        assert entry["paste"].split()[0].rstrip(":") in hits[0]["text"] or "“" in hits[0]["text"]
+    short = [word for hit in hits for link in hit["links"] for word in highlighted(link) if len(word) < 3]
+    assert not short, f"{entry['thread']}: the landing page would highlight {short}"
+    assert not [line for line in search.console if "Invalid query" in line or "pageerror" in line], search.console
+
+
+# Query syntax that lunr reads as fuzziness (`~100` made it work for minutes), fields, boosts,
+# presence, wildcards and phrases, and pastes far longer than a message.
+HOSTILE = ["autograd~100", "grad~1000", "title:grad", "text:", "grad^1000", "+grad -leaf", "*", "-", "~", "^", ":",
+           '"unclosed phrase', "* * *", "x" * 5000, "gradient " * 2000,
+           "epoch 3 | step 120 | loss 0.4132 | lr 1e-4 | grad_norm 3.2\n" * 400]
+
+
+@pytest.mark.parametrize("query", HOSTILE, ids=[f"{q[:16]!r}-{len(q)}" for q in HOSTILE])
+def test_no_query_syntax_or_length_breaks_the_search(search, query):
+    """Each is answered (the helper waits for the worker's reply), without a parse error, and a
+    later query is answered as well."""
+    search(query, paste=True)
+    assert not [line for line in search.console if "Invalid query" in line or "pageerror" in line], search.console
+    assert search("grad_fn")[0]["title"] == BASICS
+
+
+LANDINGS = [entry for entry in PASTES if entry["section"] and entry["kind"] in ("traceback", "warning-prefix")][:2]
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(1280, "light"), (1280, "dark"), (PHONE, "light"), (PHONE, "dark")])
+@pytest.mark.parametrize("entry", LANDINGS, ids=thread)
+def test_the_landing_page_of_a_paste_shows_its_section_heading_and_highlights_no_short_word(
+        search, browser, site_url, entry, width, scheme):
+    """The first result's link, opened at 1280 px and on a phone: the section's heading is on
+    screen below the header, and no highlighted word has fewer than three letters."""
+    link = search(entry["paste"], paste=True)[0]["links"]
+    link = next(href for href in link if "#" in href)
+    page = open_page(browser, link, scheme=scheme, width=width, height=800)
+    heading = page.locator(f"[id='{urlsplit(link).fragment}']")
+    page.wait_for_function("() => document.querySelectorAll('mark[data-md-highlight]').length > 0")
+    marks = page.locator("mark[data-md-highlight]").all_text_contents()
+    assert [m for m in marks if len(m.strip()) < 3] == [], marks
+    header = page.locator(".md-header").bounding_box()
+    page.wait_for_function("e => Math.abs(e.getBoundingClientRect().top) < window.innerHeight", arg=heading.element_handle())
+    box = heading.bounding_box()
+    assert header["y"] + header["height"] <= box["y"] < 800, (header, box)
+    screenshot(page, f"search-landing-{thread(entry)}-{width}-{scheme}")
+    assert not page.errors, page.errors
