@@ -47,14 +47,17 @@
     return {...message, data: {...message.data, items}}
   }
 
-  // The page group and the section `found` (a location) first, with the section above the rest.
+  // The page group and the section found first, with the section above the rest; its landing
+  // page highlights the words of the message that the paste holds, not every word it shares.
   function first(items, found) {
-    const page = found.split("#")[0]
+    const {location, words} = found
+    const page = location.split("#")[0]
     let group = items.find(g => g.some(doc => doc.location === page)) || []
     items = items.filter(g => g !== group)
     const top = Math.max(0, ...group.map(doc => doc.score))
-    const section = group.find(doc => doc.location === found) || {...site.docs.get(found), terms: {}}
-    group = [{...section, score: top + 1}, ...group.filter(doc => doc.location !== found)]
+    const section = group.find(doc => doc.location === location) || site.docs.get(location)
+    const terms = Object.fromEntries(words.map(word => [word, true]))
+    group = [{...section, score: top + 1, terms}, ...group.filter(doc => doc.location !== location)]
     if (!group.some(doc => doc.location === page) && site.docs.has(page))
       group.push({...site.docs.get(page), score: 0, terms: {}})
     return [group, ...items]
@@ -129,7 +132,7 @@
 
   function find(messages) {
     const rows = site.messages.map(([location, text]) =>
-      ({location, words: keyWords(text).filter(word => !NODE.test(word))}))
+      ({location, text, words: keyWords(text).filter(word => !NODE.test(word))}))
     for (const message of [...messages].reverse()) {
       const have = new Set(keyWords(message).flatMap(word => [word, ...(word.match(NODE) || []).slice(1)]))
       let best = null
@@ -138,9 +141,12 @@
         const share = met / row.words.length
         if (share >= COVERED && (met >= 3 || met === row.words.length) && met > 0
             && (!best || share > best.share || (share === best.share && met > best.met)))
-          best = {location: row.location, share, met}
+          best = {row, share, met}
       }
-      if (best) return best.location
+      if (best) {
+        const words = (best.row.text.match(/[\p{L}_]{3,}/gu) || []).filter(word => have.has(keyWords(word)[0]))
+        return {location: best.row.location, words: words.filter(word => !isStopWord(word.toLowerCase()))}
+      }
     }
     return null
   }
