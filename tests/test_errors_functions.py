@@ -21,9 +21,11 @@ def heading(anchor):
 def test_every_section_is_here_with_its_id():
     ids = re.findall(r"^## .+ \{ #([\w-]+) \}$", PAGE.read_text(), re.M)
     assert ids == [
-        "incorrect-number-of-gradients", "setup-context", "save-for-backward",
-        "per-sample-gradients", "gradient-penalty", "hessian-vector-product",
-        "create-graph-cycle", "compile-custom-function",
+        "incorrect-number-of-gradients", "setup-context", "save-for-backward", "legacy-function",
+        "invalid-gradient-shape", "per-sample-gradients", "data-pointer-without-storage",
+        "grad-transform-mutates-capture", "gradient-penalty", "hessian-vector-product",
+        "derivative-not-implemented", "create-graph-cycle", "compile-custom-function",
+        "jit-trace-constant",
     ]
     assert all("`" not in heading(i) for i in ids)
 
@@ -292,15 +294,18 @@ def test_backward_with_create_graph_warns_with_the_heading(chapter):
     assert "reset the .grad fields of your parameters to None" in warning["message"]
 
 
-def test_the_page_shows_the_warning_once_in_a_warning_box(built_site):
+def test_the_page_shows_each_warning_once_in_a_warning_box_in_its_section(built_site):
     page = soup(built_site / "errors_functions" / "index.html")
     boxes = page.select(".admonition.snippet-warning")
-    assert len(boxes) == 1
-    assert boxes[0].select_one(".admonition-title").get_text(strip=True) == "UserWarning"
-    assert heading("create-graph-cycle") in boxes[0].get_text()
-    section = page.find(id="create-graph-cycle")
-    assert boxes[0] in section.find_all_next(class_="snippet-warning"), "in its own section"
-    assert boxes[0] not in page.find(id="compile-custom-function").find_all_next(class_="snippet-warning")
+    titles = [box.select_one(".admonition-title").get_text(strip=True) for box in boxes]
+    assert titles == ["DeprecationWarning", "UserWarning"]
+    legacy, cycle = boxes
+    assert "should not be instantiated" in legacy.get_text()
+    assert heading("create-graph-cycle") in cycle.get_text()
+    for box, anchor, following in ((legacy, "legacy-function", "invalid-gradient-shape"),
+                                   (cycle, "create-graph-cycle", "compile-custom-function")):
+        assert box in page.find(id=anchor).find_all_next(class_="snippet-warning"), "in its own section"
+        assert box not in page.find(id=following).find_all_next(class_="snippet-warning")
 
 
 def test_the_cycle_survives_gc_collect(chapter):
@@ -356,13 +361,280 @@ def test_the_compiled_fix_gives_the_eager_gradient(chapter):
     assert torch.allclose(ns["compiled_grad"], ns["model"].weight.grad)
 
 
+# legacy-function
+
+def test_an_old_style_function_called_as_an_instance_is_refused(chapter):
+    text = chapter.shown("legacy_function.py", "error")
+    assert text.startswith("RuntimeError: " + heading("legacy-function") + ". Please use new-style autograd function")
+    (warning,) = warnings_in(chapter.outputs("legacy_function.py", "error"))
+    assert warning["category"] == "DeprecationWarning" and "should not be instantiated" in warning["message"]
+
+
+def test_static_methods_and_apply_train_and_pass_gradcheck(chapter):
+    ns = chapter.run("legacy_function.py")
+    assert chapter.shown("legacy_function.py", "gradcheck") == "gradcheck: True\n"
+    model, inputs = ns["model"], ns["inputs"]
+    model.zero_grad()
+    (model(inputs).clamp(min=0) - 0.5).pow(2).mean().backward()
+    fixed = chapter.shown("legacy_function.py", "fix")
+    assert fixed == f"weight gradient norm: {round(model.weight.grad.norm().item(), 4)}\n", "the composite's"
+
+
+# invalid-gradient-shape
+
+def test_a_per_channel_bias_gradient_of_the_output_shape_is_refused(chapter):
+    text = chapter.shown("invalid_gradient_shape.py", "error")
+    assert text == ("RuntimeError: " + heading("invalid-gradient-shape")
+                    + " - got [4, 8, 16, 16] but expected shape compatible with [8]\n")
+
+
+def test_autograd_sums_a_bias_broadcast_over_leading_dimensions(chapter):
+    ns = chapter.run("invalid_gradient_shape.py")
+    assert chapter.shown("invalid_gradient_shape.py", "leading") == "bias.grad: tensor([5., 5., 5., 5., 5., 5., 5., 5.])\n"
+    assert ns["features"].shape == (5, 8) and ns["row_bias"].shape == (8,)
+
+
+def test_sum_to_size_gives_autograds_gradient_and_passes_gradcheck(chapter):
+    ns = chapter.run("invalid_gradient_shape.py")
+    assert chapter.shown("invalid_gradient_shape.py", "fix") == "bias.grad shape: (8,)\nsame as autograd's own: True\n"
+    assert chapter.shown("invalid_gradient_shape.py", "gradcheck") == "gradcheck: True\n"
+    x, b = ns["x"], ns["b"]
+
+    class Unreduced(ns["FixedBiasLeakyReLU"]):
+        @staticmethod
+        def backward(ctx, grad_out):
+            (out,) = ctx.saved_tensors
+            grad_x = torch.where(out > 0, grad_out, grad_out * 0.2)
+            return grad_x, grad_x.sum((0, 2))  # forgets W
+
+    with pytest.raises(RuntimeError, match="returned an invalid gradient at index 1"):
+        torch.autograd.gradcheck(Unreduced.apply, (x, b))
+
+
+# per-sample-gradients: indexing
+
+def test_int_on_a_batched_label_and_a_slice_with_tensor_bounds_fail_under_vmap(chapter):
+    text = chapter.shown("per_sample_index.py", "error")
+    assert text.startswith("RuntimeError: vmap: It looks like you're either (1) calling .item() on a Tensor")
+    assert chapter.shown("per_sample_index.py", "slice") == (
+        "RuntimeError: vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+        "calling .item() on a Tensor, please try to rewrite what you're doing with other operations. If error "
+        "is occurring somewhere inside PyTorch internals, please file a bug report.\n")
+
+
+def test_a_zero_dimensional_index_fails_under_vmap_of_grad_only(chapter):
+    ns = chapter.run("per_sample_index.py")
+    weights = ns["class_weights"]
+
+    def f(x, label):
+        return weights[label] * x.sum()
+
+    x, labels = torch.randn(3, 2), torch.tensor([0, 1, 2])
+    assert torch.allclose(torch.func.vmap(f)(x, labels), weights * x.sum(1)), "vmap alone"
+    with pytest.raises(RuntimeError, match="calling .item"):
+        torch.func.vmap(torch.func.grad(f))(x, labels)
+
+
+def test_tensor_indices_give_the_loop(chapter):
+    ns = chapter.run("per_sample_index.py")
+    assert chapter.shown("per_sample_index.py", "fix").splitlines() == [
+        "per-sample gradients: (6, 3, 5)", "same as a loop over samples: True"]
+    assert chapter.shown("per_sample_index.py", "fix_slice") == "same as a loop over rows: True\n"
+    assert len(set(ns["labels"].tolist())) == 3, "every class weight is used"
+    # the loop the fix is compared with is the original function, one sample at a time
+    x, y = ns["inputs"][1], ns["labels"][1]
+    expected = torch.func.grad(ns["sample_loss"])(ns["params"], x, y)["weight"]
+    assert torch.allclose(ns["grads"]["weight"][1], expected)
+
+
+def test_older_functorch_wording_is_quoted_and_differs_from_2_13():
+    text = " ".join(line.removeprefix("> ").strip() for line in PAGE.read_text().splitlines()
+                    if line.startswith("> "))
+    old = ("vmap: It looks like you're either (1) calling .item() on a Tensor or (2) attempting to use a "
+           "Tensor in some data-dependent control flow or (3) encountering this error in PyTorch internals. "
+           "For (1): we don't support vmap over calling .item() on a Tensor, please try to rewrite what "
+           "you're doing with other operations. For (2): If you're doing some control flow instead, we don't "
+           "support that yet, please shout over at https://github.com/pytorch/functorch/issues/257 . "
+           "For (3): please file an issue.")
+    assert text == old
+    assert "functorch 0.1.0 to 0.2.1" in section_text("per-sample-gradients")
+
+    def f(x):
+        return x if x.sum() > 0 else -x
+
+    with pytest.raises(RuntimeError) as err:
+        torch.func.vmap(torch.func.grad(f))(torch.randn(3))
+    now = str(err.value)
+    assert now != old and now[:now.index("For (2)")] == old[:old.index("For (2)")], "the same start"
+
+
+# data-pointer-without-storage
+
+def test_numpy_under_vmap_and_grad_has_no_storage(chapter):
+    for section in ("error", "grad"):
+        assert chapter.shown("data_pointer.py", section) == "RuntimeError: " + heading("data-pointer-without-storage") + "\n"
+    assert chapter.shown("data_pointer.py", "numpy_requires_grad").startswith(
+        "RuntimeError: Can't call numpy() on Tensor that requires grad")
+
+
+def test_the_wrappers_and_data_ptr():
+    seen = {}
+
+    def look(t):
+        seen["batched"] = torch._C._functorch.is_batchedtensor(t)
+        with pytest.raises(RuntimeError, match="doesn't have storage"):
+            t.data_ptr()
+        return t
+
+    torch.func.vmap(look)(torch.randn(2, 3))
+
+    def look_grad(t):
+        seen["grad"] = torch._C._functorch.is_gradtrackingtensor(t)
+        return t.sum()
+
+    torch.func.grad(look_grad)(torch.randn(3))
+    assert seen == {"batched": True, "grad": True}
+
+
+def test_the_function_with_a_vmap_rule_gives_the_loop_and_passes_gradcheck(chapter):
+    ns = chapter.run("data_pointer.py")
+    assert chapter.shown("data_pointer.py", "fix").splitlines() == [
+        "per-sample gradients: (6, 4)", "same as a loop over samples: True"]
+    assert chapter.shown("data_pointer.py", "gradcheck") == "gradcheck: True\n"
+    # the slope is the derivative of np.interp: 0 outside the knots
+    z = torch.tensor([-4.0, 4.0, 0.1], dtype=torch.float64, requires_grad=True)
+    ns["Response"].apply(z)[0].sum().backward()
+    assert z.grad[0] == 0 and z.grad[1] == 0 and z.grad[2] > 0
+    assert torch.autograd.gradcheck(lambda z: ns["Response"].apply(z)[0], (torch.linspace(
+        -2.9, 2.9, 7, dtype=torch.float64).add(0.01).requires_grad_(),))
+
+
+# grad-transform-mutates-capture
+
+def test_captured_buffers_and_a_captured_center_are_refused(chapter):
+    text = chapter.shown("grad_mutates_capture.py", "error")
+    assert text.startswith("RuntimeError: " + heading("grad-transform-mutates-capture") + ". This is not supported")
+    assert "explicitly accept the mutated Tensor(s) as inputs" in text
+    center = chapter.shown("grad_mutates_capture.py", "center")
+    assert "(aten::mul_.Tensor) that would mutate a captured Tensor" in center
+
+
+def test_buffers_passed_in_give_the_backward_step(chapter):
+    assert chapter.shown("grad_mutates_capture.py", "fix").splitlines() == [
+        "same gradient as backward(): True", "same running mean: True"]
+    ns = chapter.run("grad_mutates_capture.py")
+    assert ns["buffers"]["1.num_batches_tracked"].item() == 1, "updated in place, the count too"
+    assert ns["model"][1].num_batches_tracked.item() == 0, "the model's own buffers untouched"
+
+
+def test_the_center_goes_out_as_an_auxiliary_output(chapter):
+    ns = chapter.run("grad_mutates_capture.py")
+    expected = 0.1 * ns["teacher_logits"].mean(0)
+    assert torch.allclose(ns["center"], expected)
+    assert ns["student_grad"].shape == ns["student_logits"].shape
+    assert chapter.shown("grad_mutates_capture.py", "fix_center").startswith("center after one step: tensor([")
+
+
+# derivative-not-implemented
+
+def test_double_backward_through_cdist_is_not_implemented(chapter):
+    text = chapter.shown("derivative_not_implemented.py", "error")
+    assert text == "NotImplementedError: " + heading("derivative-not-implemented") + ".\n"
+    assert issubclass(NotImplementedError, RuntimeError)
+
+
+def test_cdist_with_more_than_25_points_or_matrix_products_has_a_double_backward():
+    a, b = torch.randn(5, 3, requires_grad=True), torch.randn(30, 3)
+    for kwargs in ({}, {"compute_mode": "use_mm_for_euclid_dist"}):
+        (g,) = torch.autograd.grad(torch.cdist(a, b, **kwargs).sum(), a, create_graph=True)
+        g.pow(2).sum().backward()
+    (g,) = torch.autograd.grad(torch.cdist(a, b[:25]).sum(), a, create_graph=True)
+    with pytest.raises(NotImplementedError):
+        g.pow(2).sum().backward()
+    x = torch.randn(6, 3, requires_grad=True)
+    (g,) = torch.autograd.grad(torch.pdist(x).sum(), x, create_graph=True)
+    with pytest.raises(NotImplementedError, match="'_pdist_backward'"):
+        g.pow(2).sum().backward()
+
+
+def test_explicit_distances_give_the_same_forces_and_pass_gradgradcheck(chapter):
+    ns = chapter.run("derivative_not_implemented.py")
+    assert chapter.shown("derivative_not_implemented.py", "gradgradcheck") == "gradgradcheck: True\n"
+    a, b = ns["ligand"], ns["pocket"]
+    assert torch.allclose(ns["explicit_cdist"](a, b), torch.cdist(a, b), atol=1e-5)
+    # the strength's gradient, independently: forces computed with cdist in matrix-product mode
+    strength = torch.tensor(1.0, requires_grad=True)
+    positions = a.clone().requires_grad_()
+    energy = (strength * torch.exp(-torch.cdist(positions, b, compute_mode="use_mm_for_euclid_dist"))).sum()
+    forces = -torch.autograd.grad(energy, positions, create_graph=True)[0]
+    torch.nn.functional.mse_loss(forces, ns["reference_forces"]).backward()
+    assert chapter.shown("derivative_not_implemented.py", "fix") == f"strength.grad: {round(strength.grad.item(), 4)}\n"
+
+
+def test_bce_differentiates_its_target_in_2_13_and_detach_stops_it(chapter):
+    lines = chapter.shown("loss_target_requires_grad.py", "target").splitlines()
+    assert lines[0] == "target requires grad: True"
+    fixed = chapter.shown("loss_target_requires_grad.py", "fix")
+    assert numbers_in(lines[1]) != numbers_in(fixed), "the target's branch adds to the gradient"
+    p = torch.rand(5, dtype=torch.float64)
+    t = torch.rand(5, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda t: torch.nn.functional.binary_cross_entropy(p, t), (t,))
+    assert chapter.shown("loss_target_requires_grad.py", "soft_margin") == (
+        "RuntimeError: The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
+        "This input cannot have requires_grad True.\n")
+
+
+def test_the_older_target_wording_is_the_same_message_family():
+    section = section_text("derivative-not-implemented")
+    assert "with `'target'`" in section and "pytorch/pytorch#56683" in section
+    assert heading("derivative-not-implemented").replace("'_cdist_backward'", "'target'") == \
+        "the derivative for 'target' is not implemented"
+
+
+# jit-trace-constant
+
+def test_a_plain_tensor_requiring_grad_is_refused_as_a_constant(chapter):
+    text = chapter.shown("jit_trace_constant.py", "error")
+    assert text.startswith("RuntimeError: " + heading("jit-trace-constant") + ". Consider making it a parameter")
+    assert "Tensor:\n1\n[ torch.FloatTensor{} ]" in text, "the value of the temperature"
+    assert chapter.shown("jit_trace_constant.py", "not_trained") == "temperature among the parameters: False\n"
+    assert chapter.shown("jit_trace_constant.py", "cache").startswith("RuntimeError: " + heading("jit-trace-constant"))
+
+
+def test_a_parameter_and_a_buffer_trace(chapter):
+    assert chapter.shown("jit_trace_constant.py", "fix") == (
+        "temperature among the parameters: True\ntraced gives the same logits: True\n")
+    assert chapter.shown("jit_trace_constant.py", "fix_cache") == "traced gives the same logits: True\n"
+    ns = chapter.run("jit_trace_constant.py")
+    assert "unit_prototypes" in dict(ns["cached"].named_buffers())
+    assert not ns["cached"].unit_prototypes.requires_grad
+
+
+def test_jit_trace_is_deprecated_in_2_13():
+    with pytest.warns(DeprecationWarning, match="torch.compile"):
+        torch.jit.trace(nn.Linear(2, 2), torch.randn(1, 2))
+
+
+def section_text(anchor):
+    """The Markdown of the page's section with this id."""
+    text = PAGE.read_text()
+    start = text.index(f"{{ #{anchor} }}")
+    end = text.find("\n## ", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def numbers_in(line):
+    return [float(n) for n in re.findall(r"-?\d+\.\d+", line)]
+
+
 # links
 
 def test_links_point_at_headings_that_exist():
     text = PAGE.read_text()
     for page, anchor in re.findall(r"\]\((\w+)\.md#([\w-]+)\)", text):
         other = (ROOT / "docs" / f"{page}.md").read_text()
-        slugs = {slug(h) for h in re.findall(r"^#+ (.+)$", other, re.M)}
+        slugs = {slug(h) for h in re.findall(r"^#+ (.+?)(?: \{ #[\w-]+ \})?$", other, re.M)}
+        slugs |= set(re.findall(r"^#+ .+ \{ #([\w-]+) \}$", other, re.M))
         assert anchor in slugs, f"{page}.md#{anchor}"
 
 

@@ -36,14 +36,15 @@ def reachable(tensor):
 
 def test_every_section_has_its_id_and_links_a_chapter():
     ids = re.findall(r"^## .* \{ #([\w-]+) \}$", PAGE, re.M)
-    assert ids == ["non-leaf-grad", "zero-grad-forgotten", "total-loss-memory", "eval-is-not-no-grad",
-                   "frozen-parameters-move", "nan-sqrt-norm", "nan-where", "returned-nan"]
+    assert ids == ["non-leaf-grad", "non-leaf-optimizer", "zero-grad-forgotten", "total-loss-memory",
+                   "eval-is-not-no-grad", "frozen-parameters-move", "dtype-double-in-backward",
+                   "nan-sqrt-norm", "nan-where", "returned-nan"]
     sections = re.split(r"^## ", PAGE, flags=re.M)[1:]
     assert all(re.search(r"\]\(\w+\.md#[\w-]+\)", section) for section in sections)
 
 
 def test_intro_counts_the_problems_without_a_message():
-    messages = {"non-leaf-grad", "returned-nan"}
+    messages = {"non-leaf-grad", "non-leaf-optimizer", "dtype-double-in-backward", "returned-nan"}
     silent = [a for a in re.findall(r"\{ #([\w-]+) \}", PAGE) if a not in messages]
     assert "Six of the problems raise nothing" in PAGE and len(silent) == 6
 
@@ -385,3 +386,87 @@ def test_bce_with_logits_trains_with_finite_gradients(chapter):
     assert len(lines) == 3 and all(line.endswith("weight grad finite: True") for line in lines)
     losses = [numbers(line)[1] for line in lines]
     assert losses[0] > losses[1] > losses[2]
+
+
+# can't optimize a non-leaf Tensor
+
+
+def section(anchor):
+    """The Markdown of the section with the id `anchor`."""
+    start = PAGE.index(f"{{ #{anchor} }}")
+    end = PAGE.find("\n## ", start)
+    return PAGE[start:] if end < 0 else PAGE[start:end]
+
+
+def test_an_optimizer_refuses_a_converted_or_scaled_tensor(chapter):
+    assert chapter.shown("non_leaf_optimizer.py", "error") == (
+        f"weight: ValueError: {heading('non-leaf-optimizer')}\nscale: ValueError: {heading('non-leaf-optimizer')}\n")
+    ns = chapter.run("non_leaf_optimizer.py")
+    assert ns["initial"].dtype.name == "float64"
+    converted = torch.tensor(ns["initial"], requires_grad=True).float()
+    assert not converted.is_leaf and converted.grad_fn.name() == "ToCopyBackward0"
+
+
+def test_the_section_links_the_non_leaf_explanation_and_the_gpu_case():
+    text = section("non-leaf-optimizer")
+    assert "(#non-leaf-grad)" in text and "(errors_gpu.md#grad-none-after-to)" in text
+    assert "{ #grad-none-after-to }" in (ROOT / "docs" / "errors_gpu.md").read_text()
+
+
+def test_a_leaf_is_accepted_and_the_loss_goes_down(chapter):
+    lines = chapter.shown("non_leaf_optimizer.py", "fix").splitlines()
+    losses = [numbers(line)[1] for line in lines]
+    assert len(losses) == 3 and losses[0] > losses[1] > losses[2]
+    ns = chapter.run("non_leaf_optimizer.py")
+    assert ns["weight"].is_leaf and ns["weight"].dtype == torch.float32
+
+
+# Found dtype Double but expected Float
+
+
+def test_a_float64_target_fails_huber_in_backward(chapter):
+    assert chapter.shown("dtype_double.py", "error") == (
+        "loss: torch.float32\nRuntimeError: " + heading("dtype-double-in-backward") + "\n")
+    ns = chapter.run("dtype_double.py")
+    model, x = ns["model"], ns["x"]
+    y = torch.from_numpy(ns["prices"]).unsqueeze(1)
+    assert y.dtype == torch.float64
+    nn.HuberLoss()(model(x), y)  # the forward pass runs
+    with pytest.raises(RuntimeError, match=heading("dtype-double-in-backward")):
+        nn.BCELoss()(torch.sigmoid(model(x)), torch.rand(64, 1, dtype=torch.float64))
+
+
+def test_mse_promotes_silently_and_the_gradient_keeps_the_weights_dtype(chapter):
+    assert chapter.shown("dtype_double.py", "mse") == "MSELoss: torch.float64\nweight.grad: torch.float32\n"
+
+
+def test_a_float32_target_trains(chapter):
+    lines = chapter.shown("dtype_double.py", "fix").splitlines()
+    assert all(line.endswith("(torch.float32)") for line in lines) and len(lines) == 3
+    losses = [numbers(line)[1] for line in lines]
+    assert losses[0] > losses[1] > losses[2]
+
+
+# Frozen parameters: the attribute
+
+
+def test_requires_grad_attribute_on_a_module_freezes_nothing(chapter):
+    lines = chapter.shown("frozen_attribute.py", "error").splitlines()
+    assert lines[:2] == ["backbone.requires_grad: False", "backbone.weight.requires_grad: True"]
+    assert numbers(lines[2])[0] > 0
+    fixed = chapter.shown("frozen_attribute.py", "fix").splitlines()
+    assert fixed == ["backbone.weight.requires_grad: False", "backbone moved by 0.0000"]
+    layer = nn.Linear(2, 2)
+    layer.requires_grad = False
+    assert "requires_grad" in vars(layer) and all(p.requires_grad for p in layer.parameters())
+    assert "`module.requires_grad = False`" in section("frozen-parameters-move")
+
+
+# Function 'LogBackward0' returned nan values: the usual causes
+
+
+def test_returned_nan_links_the_two_usual_causes():
+    text = section("returned-nan")
+    for anchor in ("nan-sqrt-norm", "nan-where"):
+        assert f"(#{anchor})" in text
+        assert f"{{ #{anchor} }}" in PAGE
