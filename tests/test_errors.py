@@ -18,11 +18,17 @@ def flat(text):
     return " ".join(text.replace("`", "").split())
 
 
-def index_rows(site):
-    """(message, section URL relative to the site) of each row of the index's tables: the
-    message cell links its section."""
+OLDER = "older-wordings"  # the id of the index's table of messages as older releases printed them
+
+
+def index_rows(site, table=None):
+    """(message, section URL relative to the site) of each row of the index's tables (or of the
+    table under the heading `table`): the message cell links its section. The table of older
+    wordings is left out unless asked for."""
     rows = []
     for row in soup(site / "errors" / "index.html").select(".md-content table tbody tr"):
+        if (row.find_previous("h2")["id"] == OLDER) != (table == OLDER):
+            continue
         link = row.select_one("td").select_one("a")
         rows.append((flat(link.get_text()), urljoin("errors/", link["href"])))
     return rows
@@ -66,3 +72,17 @@ def test_every_section_of_the_error_pages_is_in_the_index(built_site):
     for page in ERROR_PAGES:
         for heading in soup(built_site / page / "index.html").select(".md-content h2[id]"):
             assert f"{page}/#{heading['id']}" in listed, f"{page}: {heading.get_text()} is not in the index"
+
+
+def test_each_older_wording_of_the_index_is_quoted_in_its_section(built_site):
+    """An older release's wording is quoted (a blockquote) in the section of the message that
+    PyTorch 2.13 prints, which the section's output shows."""
+    older = index_rows(built_site, OLDER)
+    assert len(older) >= 6
+    current = dict((target, message) for message, target in index_rows(built_site))
+    for message, target in older:
+        assert target in current, f"{target}: no message of the index is in this section"
+        _, elements = section(built_site, target)
+        quotes = [flat(quote.get_text()) for element in elements
+                  for quote in ([element] if element.name == "blockquote" else element.select("blockquote"))]
+        assert any(message in quote for quote in quotes), f"{target}: {message!r} is not quoted"
