@@ -1,4 +1,5 @@
-"""An iterative adversarial attack (PGD) that sets requires_grad on its computed image."""
+"""An iterative adversarial attack (PGD) that sets requires_grad on the image it
+computed."""
 import torch
 from torch import nn
 

@@ -36,6 +36,7 @@ except RuntimeError as err:
 loss = loss.mean()  # one number: the mean of the per-GPU losses
 loss.backward()
 whole_batch = model(inputs, targets)
-print(f"mean of the two: {loss.item():.4f}, loss of the whole batch: {whole_batch.item():.4f}")
+print(f"mean of the two: {loss.item():.4f}, "
+      f"loss of the whole batch: {whole_batch.item():.4f}")
 print(f"weight gradient norm: {model.net.weight.grad.norm():.4f}")
 # --8<-- [end:fix]

@@ -1,4 +1,5 @@
-"""A WGAN critic step that passes a one-element tensor to backward() of a scalar loss."""
+"""A WGAN critic step that passes a one-element tensor to backward() of a scalar
+loss."""
 import torch
 from torch import nn
 
