@@ -1,10 +1,13 @@
 """Claims of the page 'Errors about the graph and requires_grad' (docs/errors_graph.md)."""
 
+import inspect
 import re
+from pathlib import Path
 
 import pytest
 import torch
 from conftest import ROOT
+from torch import nn
 
 PAGE = ROOT / "docs" / "errors_graph.md"
 
@@ -29,9 +32,20 @@ def error_block(chapter, name, anchor, section="error"):
 
 def test_every_section_is_there():
     assert list(headings()) == [
-        "backward-twice", "truncated-bptt", "does-not-require-grad", "scalar-outputs", "allow-unused",
-        "integer-requires-grad", "requires-grad-flags", "numpy-requires-grad", "inference-tensors",
+        "backward-twice", "truncated-bptt", "compile-backward-twice", "does-not-require-grad", "scalar-outputs",
+        "complex-scalar-outputs", "mismatch-in-shape", "allow-unused", "integer-requires-grad",
+        "requires-grad-flags", "hook-on-tensor-without-grad", "numpy-requires-grad", "inference-tensors",
         "non-differentiable-ops"]
+
+
+def section_text(anchor):
+    """The Markdown of one section, from its heading to the next heading of level 2."""
+    return PAGE.read_text().split(f"{{ #{anchor} }}")[1].split("\n## ")[0]
+
+
+def quotes(anchor):
+    """The lines the section quotes (Markdown's `> `): the older wordings of its message."""
+    return [line[2:] for line in section_text(anchor).splitlines() if line.startswith("> ")]
 
 
 # Trying to backward through the graph a second time
@@ -363,3 +377,180 @@ def test_softmax_and_straight_through_give_gradients(chapter):
     assert torch.allclose(ns["model"].weight.grad.squeeze(0), expected, atol=1e-6)
     (straight,) = numbers(text, r"norm: ([\d.]+)")
     assert straight == pytest.approx(expected.norm().item(), abs=1e-4)
+
+
+# Older wordings of the messages, quoted on their sections
+
+
+def test_backward_twice_quotes_its_two_older_wordings():
+    assert quotes("backward-twice") == [
+        "Trying to backward through the graph a second time, but the buffers have already been freed. "
+        "Specify retain_graph=True when calling backward the first time.",
+        "Trying to backward through the graph a second time, but the saved intermediate results have already "
+        "been freed. Specify retain_graph=True when calling backward the first time."]
+    text = section_text("backward-twice")
+    assert "PyTorch 0.4" in text and "PyTorch 1.7.1" in text
+
+
+def test_numpy_quotes_the_variable_wording():
+    assert quotes("numpy-requires-grad") == [
+        "Can't call numpy() on Variable that requires grad. Use var.detach().numpy() instead."]
+    assert "1.3.1" in section_text("numpy-requires-grad")
+    with pytest.raises(RuntimeError) as raised:
+        (torch.ones(2, requires_grad=True) * 2).numpy()
+    assert str(raised.value) == "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+
+
+# This backward function was compiled with non-empty donated buffers
+
+TORCH = Path(torch.__file__).parent
+
+
+def test_compiled_model_fails_when_the_adversarial_loss_starts(chapter):
+    text = error_block(chapter, "compiled_adaptive_weight.py", "compile-backward-twice")
+    lines = text.splitlines()
+    assert lines[0].startswith("step 0: ") and lines[1].startswith("step 1: "), "the first steps train"
+    assert lines[2].startswith("RuntimeError: This backward function was compiled with non-empty donated buffers")
+    assert "torch._functorch.config.donated_buffer=False" in lines[2], "the message names the setting"
+    ns = chapter.run("compiled_adaptive_weight.py")
+    assert "retain_graph=True" in inspect.getsource(ns["adaptive_weight"])
+    assert 'backend="aot_eager"' in inspect.getsource(ns["train"])
+
+
+def test_the_check_is_in_aot_autograd_which_inductor_uses():
+    wrappers = (TORCH / "_functorch" / "_aot_autograd" / "runtime_wrappers.py").read_text()
+    assert "This backward function was compiled with non-empty donated" in wrappers
+    assert "aot_autograd" in (TORCH / "_inductor" / "compile_fx.py").read_text()
+
+
+def test_a_second_backward_through_a_compiled_model_gives_the_eager_message(chapter):
+    text = chapter.shown("compiled_adaptive_weight.py", "twice")
+    assert text.startswith(f"RuntimeError: {headings()['backward-twice']}")
+
+
+def test_donated_buffer_off_lets_the_adversarial_loss_start(chapter):
+    text = chapter.shown("compiled_adaptive_weight.py", "fix")
+    assert "Error" not in text
+    losses = numbers(text, r"reconstruction loss ([\d.]+)")
+    assert len(losses) == 4 and losses == sorted(losses, reverse=True)
+    with torch._functorch.config.patch(donated_buffer=False):
+        assert torch._functorch.config.donated_buffer is False
+    assert torch._functorch.config.donated_buffer is True, "patch restores it: other snippets keep the default"
+
+
+# LoRA adapters under a reentrant checkpoint
+
+
+def test_lora_with_reentrant_checkpoint_has_no_graph(chapter):
+    error_block(chapter, "lora_reentrant_checkpoint.py", "does-not-require-grad")
+    ns = chapter.run("lora_reentrant_checkpoint.py")
+    torch.manual_seed(0)
+    model = ns["TinyLM"](use_reentrant=True)
+    trainable = [name for name, p in model.named_parameters() if p.requires_grad]
+    assert trainable and all("lora" in name for name in trainable), "only the adapters train"
+    assert not model.embedding(ns["tokens"]).requires_grad
+    with pytest.warns(UserWarning, match="None of the inputs have requires_grad=True"):
+        logits = model(ns["tokens"])
+    assert not logits.requires_grad and logits.grad_fn is None
+
+
+def test_non_reentrant_and_input_require_grads_train_the_adapters_alike(chapter):
+    fix = chapter.shown("lora_reentrant_checkpoint.py", "fix")
+    hooked = chapter.shown("lora_reentrant_checkpoint.py", "input_grads")
+    losses = numbers(fix, r"loss ([\d.]+)")
+    assert len(losses) == 4 and losses == sorted(losses, reverse=True) and losses[-1] < losses[0]
+    assert numbers(hooked, r"loss ([\d.]+)") == losses, "the same losses"
+
+
+# nn.DataParallel's gathered losses
+
+
+def test_data_parallel_losses_as_the_gather_makes_them(chapter):
+    text = error_block(chapter, "data_parallel_losses.py", "scalar-outputs")
+    assert text.startswith("loss: tensor([") and "grad_fn=<CatBackward0>" in text
+    gather = (TORCH / "nn" / "parallel" / "_functions.py").read_text()
+    assert "input tensors were scalars; will instead unsqueeze" in gather
+    assert "t.view(1) for t in inputs" in gather, "each scalar becomes a tensor of shape [1]"
+    ns = chapter.run("data_parallel_losses.py")
+    assert ns["model"](ns["inputs"], ns["targets"]).shape == (), "each copy's loss is a scalar"
+    if not torch.cuda.is_available():  # without GPUs, DataParallel runs the model as it is
+        wrapped = nn.DataParallel(ns["model"])
+        assert not wrapped.device_ids and wrapped(ns["inputs"], ns["targets"]).shape == ()
+
+
+def test_the_mean_of_the_gathered_losses_is_the_whole_batch_loss(chapter):
+    text = chapter.shown("data_parallel_losses.py", "fix")
+    mean, whole = numbers(text, r"(?:two|batch): ([\d.]+)")
+    assert mean == whole
+    (norm,) = numbers(text, r"gradient norm: ([\d.]+)")
+    assert norm > 0
+
+
+# grad can be implicitly created only for real scalar outputs
+
+
+def test_a_complex_loss_and_its_real_fix(chapter):
+    text = error_block(chapter, "complex_loss.py", "complex-scalar-outputs")
+    assert text.startswith("loss: torch.complex64 torch.Size([])\n"), "a single number, complex"
+    (minimum,) = numbers(chapter.shown("complex_loss.py", "real_part"), r"min: (-?[\d.]+)")
+    assert minimum < 0, "the real part of a square can be negative"
+    fix = chapter.shown("complex_loss.py", "fix")
+    losses = numbers(fix, r"loss ([\d.]+)")
+    assert losses == sorted(losses, reverse=True) and losses[-1] < 0.01 * losses[0]
+    assert fix.count("(torch.float32)") == len(losses)
+    z = torch.tensor([1 + 1j, 2 - 1j])
+    assert torch.allclose(z.abs().pow(2), (z * z.conj()).real), "|z|^2 is real, zero only at 0"
+
+
+# Mismatch in shape
+
+
+def test_wgan_one_has_shape_one_and_the_loss_none(chapter):
+    text = error_block(chapter, "wgan_backward_one.py", "mismatch-in-shape")
+    assert text.startswith("d_real: () mone: (1,)\n")
+    assert torch.FloatTensor([1]).shape == (1,)
+    fix = chapter.shown("wgan_backward_one.py", "fix")
+    assert fix == "same gradients as (-d_real).backward(): True\n"
+    estimates = numbers(chapter.shown("wgan_backward_one.py", "train"), r"d_fake = (-?[\d.]+)")
+    assert len(estimates) == 4 and estimates == sorted(estimates), "the estimate grows"
+
+
+# you can only change requires_grad flags of leaf variables: an adversarial attack
+
+
+def test_pgd_fails_at_its_second_step_and_detach_fixes_it(chapter):
+    text = error_block(chapter, "adversarial_requires_grad.py", "requires-grad-flags")
+    first, second = text.splitlines()
+    assert first.startswith("step 0: loss ") and first.endswith("x_adv is a leaf: False")
+    assert second.startswith("RuntimeError: ")
+    fix = chapter.shown("adversarial_requires_grad.py", "fix")
+    losses = numbers(fix, r"loss ([\d.]+)")
+    assert len(losses) == 4 and losses == sorted(losses) and losses[-1] > losses[0], "the loss goes up"
+    assert numbers(fix, r"largest change: ([\d.]+)") == [0.1], "within epsilon"
+    ns = chapter.run("adversarial_requires_grad.py")
+    assert numbers(text, r"loss ([\d.]+)")[0] == losses[0], "the same first step"
+    leaf = (ns["x_adv"] * 1).detach().requires_grad_()
+    assert leaf.is_leaf and leaf.requires_grad
+
+
+# cannot register a hook on a tensor that doesn't require gradient
+
+
+def test_grad_cam_hook_on_a_frozen_model_and_under_no_grad(chapter):
+    text = error_block(chapter, "hook_on_frozen_model.py", "hook-on-tensor-without-grad")
+    assert text == f"RuntimeError: {headings()['hook-on-tensor-without-grad']}\n"
+    assert chapter.shown("hook_on_frozen_model.py", "no_grad") == text
+    ns = chapter.run("hook_on_frozen_model.py")
+    assert not any(p.requires_grad for p in ns["model"].parameters()), "frozen"
+
+
+def test_grad_cam_with_an_input_that_requires_grad(chapter):
+    text = chapter.shown("hook_on_frozen_model.py", "fix")
+    assert "gradient of the activation: (1, 8, 16, 16) norm" in text
+    (norm,) = numbers(text, r"norm ([\d.]+)")
+    (peak,) = numbers(text, r"max ([\d.e+-]+)")
+    assert norm > 0 and peak > 0
+    assert text.rstrip().endswith("parameters still frozen: True")
+    param = nn.Linear(2, 2).weight.requires_grad_(False)
+    with pytest.raises(RuntimeError, match=re.escape(headings()["hook-on-tensor-without-grad"])):
+        param.register_hook(lambda grad: grad)  # a frozen parameter: skip the hook

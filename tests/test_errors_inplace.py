@@ -6,7 +6,7 @@ import re
 
 import pytest
 import torch
-from conftest import ROOT
+from conftest import ROOT, warnings_in
 from torch import nn
 
 from snippet_engine.chapter import line_range
@@ -18,6 +18,8 @@ VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an
 INTERIOR = "leaf variable has been moved into the graph interior"
 UNBIND = "Output 0 of Unbind is a view and is being modified inplace"
 NO_GRAD_VIEW = "A view was created in no_grad mode and is being modified inplace with grad mode enabled"
+HOOK_VIEW = "Output 0 of BackwardHookFunction is a view and is being modified inplace"
+OVERLAP = "unsupported operation: more than one element of the written-to tensor refers to a single memory location"
 
 # id of each section whose heading is a message: the block that produces it
 ERROR_BLOCKS = {
@@ -26,6 +28,8 @@ ERROR_BLOCKS = {
     "view-of-leaf-in-place": ("prune_weight_by_indexing.py", "error"),
     "moved-into-graph-interior": ("target_network_sync.py", "error"),
     "view-modified-inplace": ("attention_scale_in_place.py", "error"),
+    "backward-hook-view-inplace": ("backward_hook_inplace_relu.py", "error"),
+    "overlapping-memory": ("write_into_expand.py", "error"),
     "view-created-in-no-grad": ("view_made_under_no_grad.py", "error"),
 }
 
@@ -61,6 +65,13 @@ def test_the_page_has_its_sections_and_message_headings_are_what_pytorch_prints(
     assert found["modified-by-inplace"] == INPLACE
     assert found["view-modified-inplace"] == UNBIND
     assert found["view-created-in-no-grad"] == NO_GRAD_VIEW
+    assert found["backward-hook-view-inplace"] == HOOK_VIEW
+    assert found["overlapping-memory"] == OVERLAP
+
+
+def section_text(anchor):
+    """The Markdown of one section, from its heading to the next heading of level 2."""
+    return PAGE.read_text().split(f"{{ #{anchor} }}")[1].split("\n## ")[0]
 
 
 def test_inplace_relu_after_sigmoid_and_how_the_message_reads(chapter):
@@ -319,3 +330,99 @@ def test_data_hides_the_write_and_detach_does_not(chapter):
     assert y._version == 0 and torch.equal(y.detach(), torch.ones(2))
     y.detach().add_(1)
     assert y._version == 1 and torch.equal(y.detach(), torch.full((2,), 2.0))
+
+
+# Output 0 of Unbind: iterating over a tensor
+
+
+def test_normalizing_each_channel_in_place_while_iterating(chapter):
+    text = chapter.shown("normalize_slices_in_place.py", "error")
+    assert text.startswith(f"RuntimeError: {UNBIND}.")
+    base = torch.randn(3, 2, 2)
+    assert all(p._base is base for p in base), "iterating gives views of the tensor"
+    x = torch.randn(3, 2, 2, requires_grad=True) * 1
+    assert all(type(t.grad_fn).__name__ == "UnbindBackward0" for t in x), "for t in x calls unbind"
+    fixed = chapter.shown("normalize_slices_in_place.py", "fix")
+    assert float(re.search(r"gradient of the image: norm (\S+)", fixed)[1]) > 0
+
+
+def test_the_older_unbind_wording_is_quoted():
+    text = section_text("view-modified-inplace")
+    quoted = [line[2:] for line in text.splitlines() if line.startswith("> ")]
+    assert quoted == [UNBIND.replace("Unbind", "UnbindBackward") + ". This view is the output of a function that "
+                      "returns multiple views. Such functions do not allow the output views to be modified inplace. "
+                      "You should replace the inplace operation by an out-of-place one."]
+    assert "`UnbindBackward0`" in text and "1.7" in text
+
+
+# Output 0 of BackwardHookFunction is a view and is being modified inplace
+
+
+def test_full_backward_hook_with_an_inplace_relu(chapter):
+    text = chapter.shown("backward_hook_inplace_relu.py", "error")
+    assert text.startswith(f"RuntimeError: {HOOK_VIEW}. This view was created inside a custom Function")
+    from torch.nn.modules._functions import BackwardHookFunction
+
+    a = torch.randn(2, requires_grad=True) * 1
+    (out,) = BackwardHookFunction.apply(a)
+    assert out._base is a, "it returns its inputs as they are: views"
+    ns = chapter.run("backward_hook_inplace_relu.py")
+    assert ns["make_model"]()[3].inplace, "the ReLU after the hooked layer is in place"
+    assert "BackwardHookFunctionBackward" in section_text("backward-hook-view-inplace"), "the older wording"
+
+
+def test_a_tensor_hook_or_relus_not_in_place_give_the_gradient(chapter):
+    text = chapter.shown("backward_hook_inplace_relu.py", "fix")
+    assert text.startswith("gradient: (1, 8, 16, 16) norm ")
+    assert chapter.shown("backward_hook_inplace_relu.py", "not_inplace") == "same gradient: True\n"
+    ns = chapter.run("backward_hook_inplace_relu.py")
+    model = ns["make_model"]()
+    for module in model.modules():
+        if isinstance(module, nn.ReLU):
+            module.inplace = False
+    activation = model[:3](ns["image"])
+    (expected,) = torch.autograd.grad(model[3:](activation)[0, 3], activation)
+    assert torch.allclose(ns["gradients"][0], expected), "the gradient of the layer's output"
+
+
+def test_register_backward_hook_gives_the_last_operations_input_gradient(chapter):
+    (warning,) = warnings_in(chapter.outputs("deprecated_backward_hook.py", "wrong"))
+    assert warning["category"] == "FutureWarning" and "is deprecated" in warning["message"], "PyTorch warns"
+    right = chapter.shown("deprecated_backward_hook.py", "right")
+    ns = chapter.run("deprecated_backward_hook.py")
+    block, x, seen = ns["block"], ns["x"], ns["seen"]
+    with torch.no_grad():
+        h = block.linear(x)
+    assert torch.allclose(seen["old"], 1 - torch.tanh(h) ** 2), "the gradient of the linear output: 1 - tanh^2"
+    assert torch.allclose(seen["full"], ns["true"]) and not torch.allclose(seen["old"], ns["true"])
+    values = [float(v) for v in re.findall(r"-?\d+\.\d+", right)]
+    assert values[:6] == values[6:], "the full hook's grad_input is the gradient of the input"
+
+
+# unsupported operation: more than one element of the written-to tensor refers to a single memory location
+
+
+def test_running_buffer_made_with_expand(chapter):
+    text = chapter.shown("write_into_expand.py", "error")
+    assert text.startswith("running_cov: (2, 2, 2) strides: (0, 2, 1)\n"), "a stride of 0"
+    assert f"RuntimeError: {OVERLAP}. Please clone() the tensor before performing the operation." in text
+    fixed = chapter.shown("write_into_expand.py", "fix")
+    assert fixed.startswith("strides: (4, 2, 1)\n")
+    ns = chapter.run("write_into_expand.py")
+    assert not torch.equal(ns["layer"].running_cov[0], torch.eye(2)), "updated"
+    expanded = torch.eye(2).expand(3, 2, 2)
+    for copy in (expanded.clone(), expanded.contiguous(), torch.eye(2).repeat(3, 1, 1)):
+        assert copy.stride() == (4, 2, 1)
+        copy.mul_(2)  # each element its own memory: fine
+    with pytest.raises(RuntimeError, match=OVERLAP):
+        expanded.mul_(2)  # no tensor here requires grad: the check is not autograd's
+    assert not expanded.requires_grad
+
+
+def test_a_masked_write_into_expand_only_warns(chapter):
+    outputs = chapter.outputs("write_into_expand.py", "masked")
+    found = warnings_in(outputs)
+    assert found and all(w["category"] == "UserWarning" and "on expanded tensors is deprecated" in w["message"]
+                         for w in found)
+    assert "Error" not in chapter.shown("write_into_expand.py", "masked")
+    assert chapter.shown("write_into_expand.py", "masked_fix") == "strides: (4, 1)\n"
