@@ -134,7 +134,7 @@
     const rows = site.messages.map(([location, text]) =>
       ({location, text, words: keyWords(text).filter(word => !NODE.test(word))}))
     for (const message of [...messages].reverse()) {
-      const have = new Set(keyWords(message).flatMap(word => [word, ...(word.match(NODE) || []).slice(1)]))
+      const have = new Set(keyWords(message).flatMap(word => [word, ...keyWords((word.match(NODE) || [])[1] || "")]))
       let best = null
       for (const row of rows) {
         const met = row.words.filter(word => have.has(word)).length
