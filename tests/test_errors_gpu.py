@@ -369,6 +369,12 @@ def test_one_unscale_per_step_trains(chapter):
 def test_half_parameters_have_float16_gradients_that_the_scaler_refuses(chapter):
     text = chapter.shown("scaler_fp16_parameters.py", "error")
     assert text == f"gradient dtype: torch.float16\nValueError: {heading('unscale-fp16')}.\n"
+    ns = chapter.run("scaler_fp16_parameters.py")
+    model = ns["classifier"]().half()
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(model(ns["x"].half()).float().sum()).backward()
+    with pytest.raises(ValueError, match=heading("unscale-fp16")):
+        scaler.unscale_(torch.optim.SGD(model.parameters(), lr=0.1))  # unscale_ refuses too
 
 
 def test_a_frozen_float16_part_is_let_be_and_an_unfrozen_one_refused(chapter):

@@ -9,7 +9,8 @@ from two_ranks import run_on_two_ranks, with_cpp_warnings
 def train(rank, **ddp_options):
     """Three SGD steps on this rank's own batch: the losses and a weight sum."""
     torch.manual_seed(0)  # the same initial weights on every rank
-    model = DDP(nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1)), **ddp_options)
+    model = DDP(nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1)),
+                **ddp_options)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     torch.manual_seed(rank)  # each rank its own batch
     x, y = torch.randn(16, 4), torch.randn(16, 1)
@@ -20,7 +21,8 @@ def train(rank, **ddp_options):
         loss.backward()
         optimizer.step()
         losses.append(round(loss.item(), 4))
-    return {"losses": losses, "weight sum": round(model.module[0].weight.sum().item(), 6)}
+    return {"losses": losses,
+            "weight sum": round(model.module[0].weight.sum().item(), 6)}
 
 
 # --8<-- [start:error]

@@ -31,7 +31,8 @@ def gradients(rank, convert_before_ddp):
             model.to(memory_format=torch.channels_last)  # after wrapping
         model(batch(rank)).square().mean().backward()
     return {"warnings": [f"{w.category.__name__}: {w.message}" for w in caught],
-            "grads": {name: p.grad.tolist() for name, p in model.module.named_parameters()}}
+            "grads": {name: p.grad.tolist()
+                      for name, p in model.module.named_parameters()}}
 
 
 # --8<-- [start:error]

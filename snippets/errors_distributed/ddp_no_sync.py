@@ -41,7 +41,8 @@ def without_no_sync(rank):
 
 every = run_on_two_ranks(without_no_sync)
 for rank, result in enumerate(every):
-    print(f"rank {rank}: {accumulate} micro-batches, {result['all-reduces']} all-reduces")
+    print(f"rank {rank}: {accumulate} micro-batches, "
+          f"{result['all-reduces']} all-reduces")
 # --8<-- [end:error]
 
 
@@ -53,6 +54,7 @@ def with_no_sync(rank):
 for rank, (synced, result) in enumerate(zip(every, run_on_two_ranks(with_no_sync))):
     difference = max((torch.tensor(a) - torch.tensor(b)).abs().max().item()
                      for a, b in zip(synced["gradient"], result["gradient"]))
-    print(f"rank {rank}: {accumulate} micro-batches, {result['all-reduces']} all-reduce, "
+    print(f"rank {rank}: {accumulate} micro-batches, "
+          f"{result['all-reduces']} all-reduce, "
           f"largest difference from the gradient above {difference:.1e}")
 # --8<-- [end:fix]

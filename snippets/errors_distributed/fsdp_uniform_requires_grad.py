@@ -34,7 +34,8 @@ def train(rank, **fsdp_options):
     net = model()
     frozen = [p.detach().clone() for p in net.parameters() if not p.requires_grad]
     net = FSDP(net, device_id=torch.device("cpu"), **fsdp_options)  # on the CPU
-    optimizer = torch.optim.SGD([p for p in net.parameters() if p.requires_grad], lr=0.5)
+    trainable = [p for p in net.parameters() if p.requires_grad]
+    optimizer = torch.optim.SGD(trainable, lr=0.5)
     torch.manual_seed(rank)  # each rank its own batch
     x, y = torch.randn(16, 8), torch.randn(16, 8)
     losses = []

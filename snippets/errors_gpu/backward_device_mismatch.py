@@ -7,7 +7,8 @@ from sum_function import SumAll, SumAllOnDevice
 # --8<-- [start:cpu]
 x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
 SumAll.apply(x).backward()
-print("on the CPU:", x.grad.device, "gradcheck:", torch.autograd.gradcheck(SumAll.apply, x))
+print("on the CPU:", x.grad.device,
+      "gradcheck:", torch.autograd.gradcheck(SumAll.apply, x))
 # --8<-- [end:cpu]
 
 # --8<-- [start:meta]

@@ -27,7 +27,8 @@ except ValueError as err:
 
 # --8<-- [start:part]
 def train_step(model, scaler):
-    optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.SGD(trainable, lr=0.1)
     with torch.autocast("cpu", dtype=torch.float16):
         logits = model(x)
     scaler.scale(nn.functional.cross_entropy(logits.float(), labels)).backward()
