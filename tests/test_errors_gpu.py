@@ -305,6 +305,12 @@ def test_zero_grad_before_the_step_sets_the_gradients_to_none(chapter):
     assert "By default it sets every `.grad` to `None`" in PAGE.read_text()
 
 
+def test_without_scaler_scale_the_step_asserts_before_any_inf_check(chapter):
+    text = chapter.shown("scaler_no_inf_checks.py", "not_scaled")
+    assert text.startswith("AssertionError: Attempted step but _scale is None.")
+    assert torch.amp.GradScaler("cpu")._scale is None, "no scale until scale() is called"
+
+
 def test_the_fix_trains_the_trainable_part(chapter):
     text = chapter.shown("scaler_no_inf_checks.py", "fix")
     loss = losses(text)

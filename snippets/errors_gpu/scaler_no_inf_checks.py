@@ -63,6 +63,19 @@ except AssertionError as err:
     print(f"AssertionError: {err}")
 # --8<-- [end:zero_grad]
 
+# --8<-- [start:not_scaled]
+model = classifier()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+with torch.autocast("cpu", dtype=torch.float16):
+    loss = nn.functional.cross_entropy(model(x), labels)
+loss.backward()  # scaler.scale(loss) left out
+try:
+    scaler.step(optimizer)
+except AssertionError as err:
+    print(f"AssertionError: {err}")
+# --8<-- [end:not_scaled]
+
 # --8<-- [start:fix]
 model = classifier()
 model[0].requires_grad_(False)
