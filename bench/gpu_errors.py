@@ -12,7 +12,9 @@ The cases, the page's code on the GPU:
     to its input (snippets/errors_gpu/lstm_eval_backward.py);
   - cuda-dtype-mismatch: a custom linear layer whose backward multiplies a float16
     gradient by a float32 weight, under torch.autocast("cuda")
-    (snippets/errors_gpu/custom_linear.py, cuda_dtype_mismatch.py).
+    (snippets/errors_gpu/custom_linear.py, cuda_dtype_mismatch.py);
+  - backward-device-mismatch: a hand-written sum whose backward makes its tensor
+    of ones on the CPU, on a tensor on the GPU (snippets/errors_gpu/sum_function.py).
 
 Without CUDA it records nothing, and says so.
 """
@@ -37,6 +39,7 @@ sys.path.insert(0, str(ROOT / "snippets" / "errors_gpu"))  # run exactly the pag
 
 from common import provenance  # noqa: E402
 from custom_linear import CustomLinear  # noqa: E402
+from sum_function import SumAll  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "gpu_errors.json"
 RAISED_AT = re.compile(r"\nException raised from (\S+) at \S*?/((?:aten|c10|torch)/\S+):(\d+) ")
@@ -85,7 +88,13 @@ def custom_linear_under_autocast(device):
     loss.backward()
 
 
-CASES = {"cudnn-rnn-backward-eval": lstm_eval_backward, "cuda-dtype-mismatch": custom_linear_under_autocast}
+def sum_backward_on_device(device):
+    x = torch.randn(3, 4, device=device, requires_grad=True)
+    SumAll.apply(x).backward()
+
+
+CASES = {"cudnn-rnn-backward-eval": lstm_eval_backward, "cuda-dtype-mismatch": custom_linear_under_autocast,
+         "backward-device-mismatch": sum_backward_on_device}
 
 
 def run(case, device):

@@ -2,12 +2,15 @@
 (docs/errors_distributed.md)."""
 
 import ast
+import functools
 import inspect
+import os
 import re
 import warnings
+from pathlib import Path
 
 import torch
-from conftest import ROOT, warnings_in
+from conftest import ROOT, kind, warnings_in
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.checkpoint import checkpoint
@@ -369,3 +372,212 @@ def test_two_processes_joined_with_gloo_on_loopback(chapter):
     assert '"gloo", init_method=f"tcp://127.0.0.1:{port}"' in source
     assert "rank 0" in chapter.shown("ddp_unused_parameters.py", "error")
     assert set(rank_lines(chapter.shown("ddp_unused_parameters.py", "error"))) == {(0, None), (1, None)}
+
+
+# checkpoint: recomputed values with other metadata
+
+
+def test_a_cache_that_grows_makes_the_recomputation_save_other_shapes(chapter):
+    text = chapter.shown("checkpoint_recomputed_metadata.py", "error")
+    assert text.startswith(f"torch.utils.checkpoint.CheckpointError: {heading('checkpoint-recomputed-metadata')}.\n")
+    saved = re.findall(r"saved metadata: \{'shape': torch.Size\(\[([\d, ]+)\]\)", text)
+    recomputed = re.findall(r"recomputed metadata: \{'shape': torch.Size\(\[([\d, ]+)\]\)", text)
+    assert saved and len(saved) == len(recomputed)
+    assert all("5" in s and "10" not in s and "10" in r for s, r in zip(saved, recomputed)), "5 keys, then 10"
+    assert issubclass(torch.utils.checkpoint.CheckpointError, RuntimeError)
+
+
+def test_a_counter_steps_twice_per_step_and_fails_where_the_warm_up_ends(chapter):
+    text = chapter.shown("checkpoint_recomputed_metadata.py", "counter")
+    assert text == ("step 1: calls so far 2\n"
+                    f"step 2: CheckpointError: {heading('checkpoint-recomputed-metadata')}.\n")
+    ns = chapter.run("checkpoint_recomputed_metadata.py")
+    assert ns["ShortThenLong"](warmup=3).warmup == 3, "the first three calls are short"
+
+
+def test_no_cache_gives_the_plain_gradient_and_the_step_as_argument_trains(chapter):
+    assert chapter.shown("checkpoint_recomputed_metadata.py", "fix") == (
+        "no cache in training, checkpointed: same gradient as without checkpoint: True\n")
+    assert chapter.shown("checkpoint_recomputed_metadata.py", "fix_counter") == "".join(
+        f"step {step}: output {(2, 2, 8) if step <= 3 else (2, 5, 8)}\n" for step in range(1, 6))
+
+
+# DDP: gradient strides and bucket views
+
+
+def stderr_in(outputs):
+    return "".join(o["text"] for o in outputs if kind(o) == "stderr")
+
+
+def test_converting_after_ddp_warns_once_per_rank_about_the_1x1_convolution(chapter):
+    text = chapter.shown("ddp_grad_strides.py", "error")
+    message = heading("grad-strides-bucket")
+    assert text.count(f"UserWarning: {message}.") == 2, "one per rank"
+    assert text.count("grad.sizes() = [4, 8, 1, 1], strides() = [8, 1, 8, 8]") == 2
+    assert text.count("bucket_view.sizes() = [4, 8, 1, 1], strides() = [8, 1, 1, 1]") == 2
+    assert "This is not an error" in text
+    ns = definitions(chapter, "ddp_grad_strides.py")
+    model = ns["convnet"]()
+    before = [p.stride() for p in model.parameters()]
+    model.to(memory_format=torch.channels_last)
+    after = [p.stride() for p in model.parameters()]
+    assert before[2] == (8, 1, 1, 1) and after[2] == (8, 1, 8, 8), "the 1x1 convolution: size-1 dimensions"
+    assert before[0] != after[0] and sorted(before[0]) != sorted(after[0][:1] + (1, 1, 1)), \
+        "the 3x3 convolution's strides changed too, in dimensions larger than 1, without a warning of its own"
+    assert model[0].weight.shape == (8, 3, 3, 3)
+
+
+def test_the_3x3_convolution_gets_its_gradient_shuffled(chapter):
+    text = chapter.shown("ddp_grad_strides.py", "wrong")
+    rows = dict(re.findall(r"^(\S+)\s+(\S+)$", text, re.M))
+    assert float(rows["0.weight"]) > 1e-2
+    assert all(float(rows[name]) < 1e-6 for name in ("0.bias", "2.weight", "2.bias"))
+    ns = definitions(chapter, "ddp_grad_strides.py")
+    results = ns["run_on_two_ranks"](functools.partial(ns["gradients"], convert_before_ddp=False))
+    model = ns["convnet"]()
+    sum(model(ns["batch"](rank)).square().mean() for rank in range(2)).div(2).backward()
+    true = model[0].weight.grad
+    for result in results:
+        got = torch.tensor(result["grads"]["0.weight"])
+        assert torch.allclose(got.flatten().sort().values, true.flatten().sort().values, atol=1e-6), \
+            "the right numbers"
+        read_with_new_strides = torch.as_strided(
+            true.contiguous(), true.shape, true.contiguous(memory_format=torch.channels_last).stride())
+        assert torch.allclose(got, read_with_new_strides, atol=1e-6), "the true gradient's memory, new strides"
+        assert not torch.allclose(got, true, atol=1e-3)
+
+
+def test_converting_before_ddp_gives_no_warning_and_the_one_process_gradient(chapter):
+    text = chapter.shown("ddp_grad_strides.py", "fix")
+    for rank in (0, 1):
+        (difference,) = re.findall(rf"^rank {rank}: 0 warnings, largest difference from the one-process "
+                                   r"gradient (\S+)$", text, re.M)
+        assert float(difference) < 1e-6
+
+
+# FSDP: uniform requires_grad
+
+
+def test_fsdp_over_frozen_weights_and_adapters_raises_on_every_rank(chapter):
+    text = chapter.shown("fsdp_uniform_requires_grad.py", "error")
+    expected = "ValueError: Must flatten tensors with uniform `requires_grad` when `use_orig_params=False`"
+    assert text == f"rank 0: {expected}\nrank 1: {expected}\n"
+    assert expected.replace("`", "").removeprefix("ValueError: ") == heading("fsdp-uniform-requires-grad")
+    source = (Path(torch.__file__).parent / "distributed" / "fsdp" / "_flat_param.py").read_text()
+    assert "`FlatParameter` requires uniform `requires_grad`" not in source, "the older wording is gone"
+    assert "`FlatParameter` requires uniform\n`requires_grad`" in PAGE or \
+        "`FlatParameter` requires uniform `requires_grad`" in " ".join(PAGE.split())
+    ns = definitions(chapter, "fsdp_uniform_requires_grad.py")
+    layer = ns["model"]()[0]
+    assert not layer.base.weight.requires_grad and layer.adapter[0].weight.requires_grad
+
+
+def test_both_fsdp_fixes_train_the_adapters_the_same_and_keep_the_frozen_weights(chapter):
+    results = rank_lines(chapter.shown("fsdp_uniform_requires_grad.py", "fix"))
+    fixes = ["use_orig_params=True", "adapters wrapped apart"]
+    assert set(results) == {(rank, fix) for rank in (0, 1) for fix in fixes}
+    for rank in (0, 1):
+        assert results[rank, fixes[0]] == results[rank, fixes[1]], "the same numbers"
+        for fix in fixes:
+            assert decreasing(results[rank, fix]["losses"]) and results[rank, fix]["frozen weights unchanged"]
+    assert results[0, fixes[0]]["losses"] != results[1, fixes[0]]["losses"], "each rank its own batch"
+
+
+def test_use_orig_params_keeps_a_whole_flat_gradient_and_wrapping_apart_does_not(chapter):
+    ns = definitions(chapter, "fsdp_uniform_requires_grad.py")
+    text = chapter.path("fsdp_uniform_requires_grad.py").read_text()
+    exec(text[text.index("def is_adapter"):text.index("def train_with_each_fix")], ns)  # the fix's policy
+    FSDP = ns["FSDP"]
+
+    def gradient_sizes(rank):
+        sizes = {}
+        for fix, options in [("orig", {"use_orig_params": True}), ("apart", {"auto_wrap_policy": ns["adapters_apart"]})]:
+            net = FSDP(ns["model"](), device_id=torch.device("cpu"), **options)
+            nn.functional.mse_loss(net(torch.randn(4, 8)), torch.randn(4, 8)).backward()
+            units = [m for m in net.modules() if isinstance(m, FSDP)]
+            sizes[fix] = [(m._handle.flat_param.numel(), m._handle.flat_param.requires_grad,
+                           None if m._handle.flat_param.grad is None else m._handle.flat_param.grad.numel())
+                          for m in units]
+        return sizes
+
+    for sizes in ns["run_on_two_ranks"](gradient_sizes):
+        assert isinstance(sizes, dict), sizes
+        ((numel, requires_grad, grad),) = sizes["orig"]
+        assert requires_grad and grad == numel, "one FlatParameter, its gradient covers the frozen part too"
+        root, *adapters = sizes["apart"]
+        assert len(adapters) == 2 and not root[1] and root[2] is None, "the frozen weights: no gradient"
+        assert all(a[1] and a[2] == a[0] for a in adapters)
+        assert sum(a[0] for a in adapters) < numel / 3, "gradients the adapters' size"
+
+
+# DDP: gradient accumulation without no_sync()
+
+
+def test_every_micro_batch_all_reduces_without_no_sync(chapter):
+    text = chapter.shown("ddp_no_sync.py", "error")
+    assert text == "rank 0: 4 micro-batches, 4 all-reduces\nrank 1: 4 micro-batches, 4 all-reduces\n"
+
+
+def test_no_sync_all_reduces_once_and_the_gradient_is_the_same(chapter):
+    text = chapter.shown("ddp_no_sync.py", "fix")
+    for rank in (0, 1):
+        (difference,) = re.findall(rf"^rank {rank}: 4 micro-batches, 1 all-reduce, largest difference from "
+                                   r"the gradient above (\S+)$", text, re.M)
+        assert float(difference) < 1e-6
+
+
+def test_one_bucket_and_the_last_forward_must_be_outside_no_sync(chapter):
+    ns = definitions(chapter, "ddp_no_sync.py")
+
+    def last_forward_inside(rank):
+        torch.manual_seed(0)
+        model = ns["DDP"](nn.Linear(4, 1))
+        calls = []
+        model.register_comm_hook(calls, ns["counting_allreduce"])
+        with model.no_sync():
+            loss = model(torch.randn(8, 4)).square().mean()
+        loss.backward()  # outside no_sync, but the forward pass was inside
+        model(torch.randn(8, 4)).square().mean().backward()
+        return calls
+
+    for calls in ns["run_on_two_ranks"](last_forward_inside):
+        assert calls == [0], "no all-reduce for the first backward; one bucket, index 0, for the second"
+
+
+# DDP: find_unused_parameters=True with none unused
+
+
+def test_the_warning_is_printed_by_each_rank_on_stderr_once(chapter):
+    outputs = chapter.outputs("ddp_find_unused_warning.py", "error")
+    assert warnings_in(outputs) == [], "not through Python's warnings"
+    assert stderr_in(outputs) == "", "each rank's stderr was brought back"
+    text = chapter.shown("ddp_find_unused_warning.py", "error")
+    flagged = rank_lines(text)
+    message = heading("ddp-find-unused-warning")
+    for rank in (0, 1):
+        assert decreasing(flagged[rank, "with the flag"]["losses"])
+        (line,) = [line for line in text.splitlines() if line.startswith(f"rank {rank}: ")]
+        assert line.startswith(f"rank {rank}: Warning: {message}. This flag results in an extra traversal of the "
+                               "autograd graph every iteration"), "once, though three iterations ran"
+        assert "may be a false positive" in line
+
+
+def test_with_cpp_warnings_brings_back_stderr_without_the_loggers_prefix(chapter):
+    ns = definitions(chapter, "ddp_find_unused_warning.py")
+    written = (b"[rank1]:[W1206 09:11:48.766866256 reducer.cpp:1529] Warning: find_unused_parameters=True "
+               b"was specified (function operator())\nplain line\n")
+    result, printed = ns["with_cpp_warnings"](lambda: os.write(2, written) and "done")
+    assert result == "done"
+    assert printed == ["Warning: find_unused_parameters=True was specified (function operator())", "plain line"]
+
+
+def test_without_the_flag_the_training_is_the_same(chapter):
+    outputs = chapter.outputs("ddp_find_unused_warning.py", "fix")
+    assert stderr_in(outputs) == "" and warnings_in(outputs) == []
+    results = rank_lines(chapter.shown("ddp_find_unused_warning.py", "fix"))
+    for rank in (0, 1):
+        assert results[rank, "the same as with the flag"] == "True"
+        assert results[rank, "without the flag"] == rank_lines(
+            chapter.shown("ddp_find_unused_warning.py", "error"))[rank, "with the flag"]
+        assert decreasing(results[rank, "without the flag"]["losses"])
+    assert results[0, "without the flag"]["weight sum"] == results[1, "without the flag"]["weight sum"]

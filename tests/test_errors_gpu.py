@@ -1,10 +1,12 @@
 """Claims of the page 'Errors of mixed precision and GPUs' (docs/errors_gpu.md)."""
 
 import importlib.util
+import inspect
 import json
 import os
 import re
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -139,7 +141,8 @@ def test_custom_fwd_and_custom_bwd_train_and_backward_computes_in_bfloat16(chapt
 
 # The messages only the CUDA build raises: recorded, or quoted
 
-@pytest.mark.parametrize("section, case", [("lstm", "cudnn-rnn-backward-eval"), ("dtype", "cuda-dtype-mismatch")])
+@pytest.mark.parametrize("section, case", [("lstm", "cudnn-rnn-backward-eval"), ("dtype", "cuda-dtype-mismatch"),
+                                           ("device", "backward-device-mismatch")])
 def test_the_gpu_block_prints_the_recorded_message_or_the_quote_linked_on_the_page(chapter, section, case):
     quote = chapter.run("gpu_only_messages.py")["QUOTED"][case]
     run = json.loads(RECORDED.read_text()) if RECORDED.exists() else None
@@ -269,6 +272,172 @@ def test_model_to_keeps_the_same_parameters_as_leaves_and_they_train(chapter):
     assert model.weight.dtype == torch.float64
     moved = model.weight.detach() - ns["before"]
     assert moved.abs().min() > 0 and torch.allclose(moved, -0.1 * model.weight.grad)
+
+
+# No inf checks were recorded for this optimizer
+
+def test_a_loss_rebuilt_from_numbers_reaches_no_parameter_and_the_scaler_asserts(chapter):
+    text = chapter.shown("scaler_no_inf_checks.py", "error")
+    assert text == f"AssertionError: {heading('no-inf-checks')}.\ngradient of the first layer: None\n"
+    ns = chapter.run("scaler_no_inf_checks.py")
+    model = ns["classifier"]()
+    with torch.autocast("cpu", dtype=torch.float16):
+        logits = model(ns["x"])
+    loss = torch.tensor([1.0, 2.0], requires_grad=True).mean()
+    assert loss.grad_fn.next_functions[0][0].variable is not None, "a new leaf: the graph starts there"
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    before = [p.detach().clone() for p in model.parameters()]
+    loss.backward()
+    optimizer.step()  # without a scaler: nothing moves, nothing is said
+    assert all(p.grad is None for p in model.parameters())
+    assert all(torch.equal(a, p) for a, p in zip(before, model.parameters()))
+    assert logits.requires_grad
+
+
+def test_the_frozen_parts_optimizer_raises_and_the_other_steps(chapter):
+    assert chapter.shown("scaler_no_inf_checks.py", "frozen") == (
+        f"model[0]: AssertionError: {heading('no-inf-checks')}.\nmodel[2]: stepped\n")
+
+
+def test_zero_grad_before_the_step_sets_the_gradients_to_none(chapter):
+    assert chapter.shown("scaler_no_inf_checks.py", "zero_grad") == f"AssertionError: {heading('no-inf-checks')}.\n"
+    assert inspect.signature(torch.optim.Optimizer.zero_grad).parameters["set_to_none"].default is True
+    assert "By default it sets every `.grad` to `None`" in PAGE.read_text()
+
+
+def test_without_scaler_scale_the_step_asserts_before_any_inf_check(chapter):
+    text = chapter.shown("scaler_no_inf_checks.py", "not_scaled")
+    assert text.startswith("AssertionError: Attempted step but _scale is None.")
+    assert torch.amp.GradScaler("cpu")._scale is None, "no scale until scale() is called"
+
+
+def test_the_fix_trains_the_trainable_part(chapter):
+    text = chapter.shown("scaler_no_inf_checks.py", "fix")
+    loss = losses(text)
+    assert len(loss) == 5 and all(a > b for a, b in zip(loss, loss[1:]))
+    ns = chapter.run("scaler_no_inf_checks.py")
+    assert ns["model"][0].weight.grad is None and ns["model"][2].weight.grad is not None
+    assert len(ns["trainable"]) == 2
+
+
+# unscale_() has already been called on this optimizer since the last update()
+
+def test_clipping_after_every_micro_batch_raises_at_the_second(chapter):
+    text = chapter.shown("scaler_unscale_twice.py", "error")
+    assert text == f"micro-batch 2: RuntimeError: {heading('unscale-called-twice')}.\n"
+
+
+def test_a_second_unscale_would_mix_scaled_and_unscaled_gradients(chapter):
+    ns = chapter.run("scaler_unscale_twice.py")
+    model = ns["regressor"]()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    (x1, x2), (y1, y2) = ns["x"].split(8)[:2], ns["y"].split(8)[:2]
+    scaler.scale(ns["micro_batch_loss"](model, x1, y1)).backward()
+    scaler.unscale_(optimizer)
+    first = model[0].weight.grad.clone()
+    scaler.scale(ns["micro_batch_loss"](model, x2, y2)).backward()  # no step was taken in between
+    model_b = ns["regressor"]()
+    ns["micro_batch_loss"](model_b, x2, y2).backward()
+    assert torch.allclose(model[0].weight.grad, first + 65536 * model_b[0].weight.grad, rtol=1e-2, atol=1e-3)
+    with pytest.raises(RuntimeError, match=re.escape(heading("unscale-called-twice"))):
+        scaler.unscale_(optimizer)
+
+
+def test_two_helpers_that_each_unscale_raise_and_one_unscale_for_both_works(chapter):
+    text = chapter.shown("scaler_unscale_twice.py", "helpers")
+    assert re.fullmatch(rf"gradient norm: [\d.]+\nRuntimeError: {re.escape(heading('unscale-called-twice'))}\.\n", text)
+    ns = chapter.run("scaler_unscale_twice.py")
+    model = ns["regressor"]()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(ns["micro_batch_loss"](model, ns["x"], ns["y"]) * ns["accumulate"]).backward()
+    scaler.unscale_(optimizer)  # once, in the training step; the helpers do not unscale
+    norm = torch.cat([p.grad.flatten() for p in model.parameters()]).norm()
+    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    scaler.step(optimizer)
+    scaler.update()
+    assert f"gradient norm: {norm:.4f}" in text
+
+
+def test_one_unscale_per_step_trains(chapter):
+    text = chapter.shown("scaler_unscale_twice.py", "fix")
+    loss = losses(text)
+    assert len(loss) == 3 and loss[0] > loss[1] > loss[2]
+    norms = [float(n) for n in re.findall(r"gradient norm before clipping (\S+)", text)]
+    helpers = chapter.shown("scaler_unscale_twice.py", "helpers")
+    (logged,) = re.findall(r"gradient norm: (\S+)", helpers)
+    assert abs(norms[0] - float(logged)) < 1e-3, "the accumulated gradient is the whole batch's"
+
+
+# Attempting to unscale FP16 gradients
+
+def test_half_parameters_have_float16_gradients_that_the_scaler_refuses(chapter):
+    text = chapter.shown("scaler_fp16_parameters.py", "error")
+    assert text == f"gradient dtype: torch.float16\nValueError: {heading('unscale-fp16')}.\n"
+    ns = chapter.run("scaler_fp16_parameters.py")
+    model = ns["classifier"]().half()
+    scaler = torch.amp.GradScaler("cpu")
+    scaler.scale(model(ns["x"].half()).float().sum()).backward()
+    with pytest.raises(ValueError, match=heading("unscale-fp16")):
+        scaler.unscale_(torch.optim.SGD(model.parameters(), lr=0.1))  # unscale_ refuses too
+
+
+def test_a_frozen_float16_part_is_let_be_and_an_unfrozen_one_refused(chapter):
+    assert chapter.shown("scaler_fp16_parameters.py", "part") == (
+        "model[0] frozen:   stepped\n"
+        f"model[0] unfrozen: ValueError: {heading('unscale-fp16')}.\n")
+    assert chapter.shown("scaler_fp16_parameters.py", "fix_part") == "model[0] unfrozen, float32: stepped\n"
+
+
+def test_float32_parameters_under_autocast_train_with_float32_gradients(chapter):
+    text = chapter.shown("scaler_fp16_parameters.py", "fix")
+    assert text.count("logits torch.float16  gradients torch.float32") == 5
+    loss = losses(text)
+    assert all(a > b for a, b in zip(loss, loss[1:]))
+    ns = chapter.run("scaler_fp16_parameters.py")
+    assert all(p.dtype == torch.float32 for p in ns["model"].parameters())
+    assert "(gpu.md#exercises)" in PAGE.read_text() and "float16 master weights" in (ROOT / "docs" / "gpu.md").read_text()
+
+
+# Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!
+
+def test_the_quote_is_the_message_torch_formats(chapter):
+    quote = chapter.run("gpu_only_messages.py")["QUOTED"]["backward-device-mismatch"]
+    library = (Path(torch.__file__).parent / "lib" / "libtorch_cpu.so").read_bytes()
+    assert b"Expected all tensors to be on the same device, but found at least two devices, " in library
+    assert quote["message"] == heading("backward-device-mismatch")
+    # PyTorch's fake tensors, which simulate a device, check devices as TensorIterator does
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    ns = chapter.run("sum_function.py")
+    with FakeTensorMode():
+        grad_output = torch.empty((), device="cuda")
+        with pytest.raises(RuntimeError) as raised:
+            ns["SumAll"].backward(type("ctx", (), {"input_shape": (3, 4)}), grad_output)
+        assert str(raised.value) == quote["message"]
+        assert ns["SumAllOnDevice"].backward(type("ctx", (), {"input_shape": (3, 4)}), grad_output).device.type == "cuda"
+        assert (torch.empty(3, 4, device="cuda") * torch.ones(())).device.type == "cuda", "a 0-dim CPU tensor may join"
+
+
+def test_on_the_cpu_the_broken_function_is_right_and_passes_gradcheck(chapter):
+    assert chapter.shown("backward_device_mismatch.py", "cpu") == "on the CPU: cpu gradcheck: True\n"
+
+
+def test_on_the_meta_device_the_ones_are_on_the_cpu_and_backward_raises(chapter):
+    assert chapter.shown("backward_device_mismatch.py", "meta") == (
+        "torch.ones in backward: cpu  gradient: meta\n"
+        "RuntimeError: Tensor on device cpu is not on the expected device meta!\n")
+
+
+def test_the_fixed_function_gives_the_gradient_on_its_device_and_passes_gradcheck(chapter):
+    assert chapter.shown("backward_device_mismatch.py", "fix") == (
+        "on the meta device: meta (3, 4)\ngradcheck on the CPU: True\n")
+    ns = chapter.run("sum_function.py")
+    x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradgradcheck(ns["SumAllOnDevice"].apply, x)
+    g = torch.tensor(2.0, dtype=torch.float64)
+    assert torch.equal(ns["SumAllOnDevice"].backward(type("ctx", (), {"input_shape": (3, 4)}), g), g.expand(3, 4))
 
 
 # Links

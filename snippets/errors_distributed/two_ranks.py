@@ -3,6 +3,7 @@ collect what a training function returns on each rank."""
 import datetime
 import multiprocessing
 import os
+import re
 import socket
 
 import torch
@@ -52,3 +53,23 @@ def run_on_two_ranks(train, timeout=120):
             if process.is_alive():
                 process.terminate()
                 process.join()
+
+
+LOG_PREFIX = re.compile(r"^\[rank\d+\]:\[[IWEF]\d{4} [\d:.]+ \S+:\d+\] ", re.M)
+
+
+def with_cpp_warnings(function, *args, **kwargs):
+    """function(*args, **kwargs), and the lines that PyTorch's C++ code wrote to this
+    process's stderr meanwhile (a few warnings: they must fit in a pipe), without the
+    prefix of rank, time and source line that varies from run to run."""
+    read_end, write_end = os.pipe()
+    saved = os.dup(2)
+    os.dup2(write_end, 2)
+    os.close(write_end)
+    try:
+        result = function(*args, **kwargs)
+    finally:
+        os.dup2(saved, 2)  # closes the pipe's last write end
+        os.close(saved)
+    with os.fdopen(read_end) as pipe:
+        return result, LOG_PREFIX.sub("", pipe.read()).splitlines()

@@ -29,6 +29,19 @@ QUOTED["cuda-dtype-mismatch"] = {
 }
 # --8<-- [end:quoted_dtype]
 
+# --8<-- [start:quoted_device]
+QUOTED["backward-device-mismatch"] = {
+    "error": "RuntimeError",
+    "message": "Expected all tensors to be on the same device, but found at least two "
+               "devices, cuda:0 and cpu!",
+    "function": "compute_types",
+    "file": "aten/src/ATen/TensorIterator.cpp",
+    "check": 'TORCH_CHECK(false, "Expected all tensors to be on the same device, but "'
+             ' "found at least two devices, ", common_device, " and ", '
+             'op.device.value(), "!");',
+}
+# --8<-- [end:quoted_device]
+
 
 def recorded_run(path):
     """What bench/gpu_errors.py wrote on a GPU, or None where it never ran."""
@@ -63,3 +76,7 @@ print(message("cudnn-rnn-backward-eval", run))
 # --8<-- [start:dtype]
 print(message("cuda-dtype-mismatch", run))
 # --8<-- [end:dtype]
+
+# --8<-- [start:device]
+print(message("backward-device-mismatch", run))
+# --8<-- [end:device]
