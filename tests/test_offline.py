@@ -44,6 +44,14 @@ def test_every_link_of_the_navigation_opens_its_page(browser, offline_site):
     page.context.close()
 
 
+TRACEBACK = """Traceback (most recent call last):
+  File "C:\\Users\\me\\train.py", line 166, in train
+    loss.backward()
+  File "C:\\Python39\\lib\\site-packages\\torch\\_tensor.py", line 307, in backward
+    torch.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"""
+
+
 def test_search_finds_results_from_disk(browser, offline_site):
     page = open_file(browser, offline_site / "index.html")
     box = page.locator("input.md-search__input")
@@ -55,6 +63,14 @@ def test_search_finds_results_from_disk(browser, offline_site):
     first = page.locator(".md-search-result__item h1").first
     first.wait_for(timeout=15_000)
     assert first.inner_text() == "Custom autograd Functions"
+    # A traceback pasted whole: the search worker, run in an iframe from disk, reads it as the
+    # served site's does (hooks/search_worker.js) and puts the section of its message first.
+    box.fill(TRACEBACK)
+    box.press("End")
+    page.wait_for_function("""() => {
+        const link = document.querySelector(".md-search-result__item a[href*='#']");
+        return link && /errors_graph\.html(\?[^#]*)?#does-not-require-grad$/.test(link.getAttribute("href"));
+    }""", timeout=15_000)
     page.screenshot(path=SHOTS / "offline-search.png")
     assert not page.errors, page.errors
     page.context.close()
