@@ -24,14 +24,19 @@ def heading(anchor):
     return text
 
 
+DEFINITION = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
+
+
 def definitions(chapter, name):
-    """The namespace of a snippet's code above its first section: its definitions,
+    """The namespace of a snippet's definitions (its imports, functions, classes and constants),
     without running any block (the DDP snippets' blocks start processes)."""
     path = chapter.path(name)
-    text = path.read_text()
+    tree = ast.parse(path.read_text())
+    tree.body = [node for node in tree.body if isinstance(node, DEFINITION)
+                 or isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)]
     chapter.monkeypatch.syspath_prepend(str(chapter.folder))
     namespace = {"__name__": "definitions"}
-    exec(compile(text[:text.index("# --8<-- [start:")], str(path), "exec"), namespace)
+    exec(compile(tree, str(path), "exec"), namespace)
     return namespace
 
 

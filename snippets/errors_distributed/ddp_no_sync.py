@@ -11,6 +11,7 @@ from two_ranks import run_on_two_ranks
 accumulate = 4  # four micro-batches of 8 make one step
 
 
+# --8<-- [start:accumulate]
 def counting_allreduce(calls, bucket):
     """DDP's own all-reduce, counted: DDP calls it once per bucket it reduces."""
     calls.append(bucket.index())
@@ -32,6 +33,7 @@ def accumulated_gradient(rank, use_no_sync):
             loss.backward()
     return {"all-reduces": len(calls),
             "gradient": [p.grad.flatten().tolist() for p in model.parameters()]}
+# --8<-- [end:accumulate]
 
 
 # --8<-- [start:error]
