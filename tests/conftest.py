@@ -163,9 +163,10 @@ def pages(site):
 
 
 @pytest.fixture(scope="session")
-def runner(built_site):
-    """The build's engine, with the build's settings and cache, once the site's build has filled
-    it: on a fresh clone, tests that ran snippets while the site was built ran them a second time."""
+def runner():
+    """The build's engine, with the build's settings and cache: a snippet that the site's build
+    (or another test process) runs already is waited for and taken from the cache, not run twice
+    (Runner.claimed), so the chapters' tests need not wait for the whole site."""
     engine = Runner(engine_settings().settings(ROOT))
     yield engine
     engine.close()
@@ -310,6 +311,16 @@ def project(tmp_path):
     return site
 
 
+# The slow tiers, marked by what a test uses (pyproject.toml registers the markers): `pytest -m
+# "not browser and not jupyter"` is the quick loop, and `and not build` quicker still.
+TIERS = {
+    "browser": {"browser"},  # Chromium driven by Playwright
+    "jupyter": {"jupyterlab", "executed"},  # a Jupyter kernel or JupyterLab (and tests marked so)
+    "build": {"built_site", "project"},  # the real site built, or a throwaway site
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by them
 def pytest_collection_modifyitems(config, items):
     """Tests of the built site run last: each pytest-xdist worker starts on one half of this
     order (`--dist worksteal`), so that one builds the site while the other runs the tests that
@@ -321,6 +332,10 @@ def pytest_collection_modifyitems(config, items):
     def needs(item):
         return getattr(item, "fixturenames", ())
 
+    for item in items:
+        for marker, fixtures in TIERS.items():
+            if fixtures & set(needs(item)):
+                item.add_marker(marker)
     items.sort(key=lambda item: ("built_site" in needs(item), "book" not in needs(item)))
     if torch.cuda.is_available():
         return

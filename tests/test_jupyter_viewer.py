@@ -377,6 +377,7 @@ def model_notebook(name):
     return notebook(cells)
 
 
+@pytest.mark.jupyter
 @pytest.mark.parametrize("name", MODELS)
 def test_a_real_model_in_a_notebook_keeps_its_gradients_and_names_its_modules(name, tmp_path):
     nb = model_notebook(name)

@@ -82,6 +82,7 @@ def steps(cell):
     return found
 
 
+@pytest.mark.jupyter
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_notebook_runs_on_its_own_and_shows_what_the_page_shows(built_site, chapter, tmp_path, monkeypatch):
     path = built_site / "notebooks" / f"{chapter}.ipynb"
