@@ -12,7 +12,6 @@ from importlib import metadata
 
 import nbformat
 import pytest
-import test_jupyter_viewer
 import yaml
 from conftest import CHAPTERS, INDEX_PAGES, RECORDED, ROOT, mkdocs, nav_pages, soup
 from mkdocs.utils import meta
@@ -330,16 +329,13 @@ def test_a_headings_anchors_are_the_ids_its_page_gives_it(built_site):
         assert list(notebooks.anchors(markdown)) == ids, chapter
 
 
-jupyterlab = test_jupyter_viewer.jupyterlab  # JupyterLab on 127.0.0.1, for the test below
-
-
-def test_jupyterlab_gives_the_headings_the_ids_that_the_notebooks_links_go_to(built_site, jupyterlab, browser, tmp_path):
+def test_jupyterlab_gives_the_headings_the_ids_that_the_notebooks_links_go_to(built_site, jupyterlab, browser):
     """The notebooks most linked to, opened in JupyterLab: each section another notebook's link (or
     its own) goes to is a heading there with that id, and going to it (as a click on the link
     does, once the notebook is open) brings the heading into view. Every cell is rendered at once
     (`windowingMode`), so that every heading can be looked at."""
     url, work = jupyterlab
-    tracker = tmp_path / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker = work.parent / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
     tracker.parent.mkdir(parents=True)
     tracker.write_text(json.dumps({"windowingMode": "none"}))
     wanted = {}  # notebook -> the anchors that links go to in it
