@@ -227,7 +227,7 @@ def test_the_copy_of_a_block_that_reads_data_holds_the_values_its_code_reads(bui
     whole benchmark table first, in 158 lines. Held at what they are now: at most 14 times the
     block (the 7-line block of "GPU" that calls show(data), which takes all of it, with show's
     code); copies that hold no values (their data file is missing: json.loads stays) aside."""
-    rows = [row for row in copy_size.data_copies(built_site) if "json.loads" not in row[-1]]
+    rows = [row for row in copy_size.data_copies(built_site, parse=soup) if "json.loads" not in row[-1]]
     assert len(rows) >= 15
     largest = rows[0]
     assert largest[0] <= 14, largest[:5]
