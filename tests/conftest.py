@@ -326,11 +326,11 @@ TIERS = {
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by them
 def pytest_collection_modifyitems(config, items):
-    """Tests of the built site run last: each pytest-xdist worker starts on one half of this
-    order (`--dist worksteal`), so that one builds the site while the other runs the tests that
-    need no site; of the site's, the printed book's first: its PDF is the longest step of any
-    one test (some 25 s), which started last would leave the other worker idle. Tests marked
-    `cuda` run only where a CUDA GPU is."""
+    """The printed book's tests run first, then the built site's, then those that need no site
+    (the chapters' among them): each pytest-xdist worker starts on one half of this order
+    (`--dist worksteal`), so that one builds the site, the book and its PDF (the longest chain
+    of any one test: some 25 s for the PDF after two builds) from the start, while the other runs
+    the tests that need no site. Tests marked `cuda` run only where a CUDA GPU is."""
     import torch
 
     def needs(item):
@@ -340,7 +340,7 @@ def pytest_collection_modifyitems(config, items):
         for marker, fixtures in TIERS.items():
             if fixtures & set(needs(item)):
                 item.add_marker(marker)
-    items.sort(key=lambda item: ("built_site" in needs(item), "book" not in needs(item)))
+    items.sort(key=lambda item: ("book" not in needs(item), "built_site" not in needs(item)))
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="no CUDA GPU on this machine")
