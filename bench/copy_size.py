@@ -60,15 +60,20 @@ def measure(path):
     return timings
 
 
-def data_copies(site, snippets=SNIPPETS):
-    """(copy lines / block lines, copy lines, block lines, page, snippet file, copy) of each block of
-    the built `site` whose snippet reads a data file, the largest ratio first."""
+def parsed(page):
     from bs4 import BeautifulSoup
 
+    return BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+
+
+def data_copies(site, snippets=SNIPPETS, parse=parsed):
+    """(copy lines / block lines, copy lines, block lines, page, snippet file, copy) of each block of
+    the built `site` whose snippet reads a data file, the largest ratio first. `parse`: a page's
+    HTML, parsed (the tests pass the pages they parsed already)."""
     readers = {p.relative_to(snippets).as_posix() for p in snippets.rglob("*.py") if "json.loads" in p.read_text()}
     rows = []
     for page in sorted(site.rglob("index.html")):
-        for block in BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select("div.highlight[data-copy]"):
+        for block in parse(page).select("div.highlight[data-copy]"):
             title = block.select_one(".filename")
             if title and title.get_text() in readers:
                 code = (block.select_one("td.code code") or block.select_one("code")).get_text()

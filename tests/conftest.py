@@ -1,4 +1,5 @@
 import builtins
+import contextlib
 import fcntl
 import functools
 import gc
@@ -9,10 +10,13 @@ import queue
 import re
 import runpy
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
 import threading
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -163,9 +167,10 @@ def pages(site):
 
 
 @pytest.fixture(scope="session")
-def runner(built_site):
-    """The build's engine, with the build's settings and cache, once the site's build has filled
-    it: on a fresh clone, tests that ran snippets while the site was built ran them a second time."""
+def runner():
+    """The build's engine, with the build's settings and cache: a snippet that the site's build
+    (or another test process) runs already is waited for and taken from the cache, not run twice
+    (Runner.claimed), so the chapters' tests need not wait for the whole site."""
     engine = Runner(engine_settings().settings(ROOT))
     yield engine
     engine.close()
@@ -310,18 +315,32 @@ def project(tmp_path):
     return site
 
 
+# The slow tiers, marked by what a test uses (pyproject.toml registers the markers): `pytest -m
+# "not browser and not jupyter"` is the quick loop, and `and not build` quicker still.
+TIERS = {
+    "browser": {"browser"},  # Chromium driven by Playwright
+    "jupyter": {"jupyterlab", "executed"},  # a Jupyter kernel or JupyterLab (and tests marked so)
+    "build": {"built_site", "project"},  # the real site built, or a throwaway site
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by them
 def pytest_collection_modifyitems(config, items):
-    """Tests of the built site run last: each pytest-xdist worker starts on one half of this
-    order (`--dist worksteal`), so that one builds the site while the other runs the tests that
-    need no site; of the site's, the printed book's first: its PDF is the longest step of any
-    one test (some 25 s), which started last would leave the other worker idle. Tests marked
-    `cuda` run only where a CUDA GPU is."""
+    """The printed book's tests run first, then the built site's, then those that need no site
+    (the chapters' among them): each pytest-xdist worker starts on one half of this order
+    (`--dist worksteal`), so that one builds the site, the book and its PDF (the longest chain
+    of any one test: some 25 s for the PDF after two builds) from the start, while the other runs
+    the tests that need no site. Tests marked `cuda` run only where a CUDA GPU is."""
     import torch
 
     def needs(item):
         return getattr(item, "fixturenames", ())
 
-    items.sort(key=lambda item: ("built_site" in needs(item), "book" not in needs(item)))
+    for item in items:
+        for marker, fixtures in TIERS.items():
+            if fixtures & set(needs(item)):
+                item.add_marker(marker)
+    items.sort(key=lambda item: ("book" not in needs(item), "built_site" not in needs(item)))
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="no CUDA GPU on this machine")
@@ -365,4 +384,113 @@ def urls(built_site, site_url):
     for page in pages(built_site):
         folder = page.parent.relative_to(built_site).as_posix()
         found["home" if folder == "." else folder] = f"{site_url}/" if folder == "." else f"{site_url}/{folder}/"
+    return found
+
+
+# JupyterLab on 127.0.0.1, with a real browser (test_jupyter_viewer.py, test_notebooks.py).
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def jupyterlab_server(tmp_path_factory):
+    """JupyterLab on 127.0.0.1 serving a folder `work`, with no token and every setting in the
+    folder above it; one for the tests of a process, stopped after them, and with it its kernels."""
+    tmp_path = tmp_path_factory.mktemp("jupyterlab")
+    port, work, runtime = free_port(), tmp_path / "work", tmp_path / "run"
+    work.mkdir()
+    config = {"ServerApp": {"ip": "127.0.0.1", "port": port, "open_browser": False, "root_dir": str(work),
+                            "allow_root": True},  # CI containers run as root
+              "IdentityProvider": {"token": ""}, "PasswordIdentityProvider": {"hashed_password": ""},
+              "LabApp": {"expose_app_in_browser": True}}
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(config))
+    notices = tmp_path / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notices.parent.mkdir(parents=True)  # no asking whether to fetch news from the internet
+    notices.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(runtime),
+           "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "ws"),
+           "IPYTHONDIR": str(tmp_path / "ipython")}
+    log = open(tmp_path / "jupyterlab.log", "w")
+    server = subprocess.Popen([sys.executable, "-m", "jupyterlab"], env=env, cwd=work, stdin=subprocess.DEVNULL,
+                              stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                urllib.request.urlopen(f"{url}/api/status", timeout=1)
+                break
+            except OSError:
+                assert server.poll() is None, (tmp_path / "jupyterlab.log").read_text()
+                time.sleep(0.2)
+        yield url, work
+    finally:
+        settled(runtime)
+        kernels = children(server.pid)
+        server.terminate()
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()  # the test fails below, and leaves nothing running
+            server.wait()
+        left = [pid for pid in kernels if Path(f"/proc/{pid}").exists()]
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        log.close()
+    assert server.returncode != -signal.SIGKILL, "the server stopped when asked to"
+    assert not left, "the server stopped its kernels"
+
+
+@pytest.fixture
+def jupyterlab(jupyterlab_server, browser):
+    """The process's JupyterLab, (URL, the folder it serves), as a new one would be for the test:
+    once it ends, its pages are closed, and the settings it changed (the dark theme) and the
+    notebooks JupyterLab would open again (its workspace) are gone."""
+    url, work = jupyterlab_server
+    settings, workspaces = work.parent / "settings", work.parent / "ws"
+    first = {p: p.read_bytes() for p in settings.rglob("*") if p.is_file()}
+    yield url, work
+    for context in browser.contexts:
+        if any(page.url.startswith(url) for page in context.pages):
+            context.close()
+    for path in [*settings.rglob("*"), *workspaces.rglob("*")]:
+        if path.is_file() and path not in first:
+            path.unlink()
+    for path, data in first.items():
+        path.write_bytes(data)
+
+
+def settled(runtime, seconds=60):
+    """Wait until each kernel that the server started (a connection file in its runtime folder)
+    answers a kernel_info request: one asked to shut down while it starts can keep the server from
+    stopping (seen once: a test that opens a notebook ended 0.06 s after the browser connected to
+    its new kernel, and the server did not stop in 60 s). The server's list of kernels cannot
+    tell: one whose first connection from the browser met jupyter_server's race (a 500 in the
+    log, `'NoneType' object has no attribute 'kernel_ws_protocol'`) stays "starting" there,
+    though it runs."""
+    from jupyter_client import BlockingKernelClient
+
+    for connection in runtime.glob("kernel-*.json"):
+        client = BlockingKernelClient(connection_file=str(connection))
+        client.load_connection_file()
+        client.start_channels()
+        try:
+            with contextlib.suppress(RuntimeError):  # not in time, or it died: the teardown finds out
+                client.wait_for_ready(timeout=seconds)
+        finally:
+            client.stop_channels()
+
+
+def children(pid):
+    """The processes that `pid` started (Linux's /proc): a server's kernels."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):  # a process that ended meanwhile
+            if int(stat.read_text().rsplit(") ", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
     return found

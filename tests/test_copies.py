@@ -12,8 +12,10 @@ import statistics
 import subprocess
 import sys
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
+import verified
 from conftest import CHAPTERS, SNIPPETS, kind, mkdocs, normalised, pages, soup
 from test_standalone import copy_size  # bench/copy_size.py
 
@@ -121,7 +123,8 @@ def test_every_copy_runs_alone_prints_what_its_block_shows_and_writes_only_the_s
     of its own (the engine emulates it, so that 700 copies need not import torch 700 times;
     test_browser.py runs real ones) and shows what the page shows under its block, line for line
     (`page_lines`, `comparable`). A copy that several blocks share (a notebook cell and the
-    chapter's block it comes from, most often) runs once, and is checked for each."""
+    chapter's block it comes from, most often) runs once, and is checked for each; what it
+    showed and wrote is kept by its content (verified.py) for the next run and the downloads."""
     uses = defaultdict(list)
     for use in page_copies(built_site, False, chapter) + page_copies(built_site, True, chapter):
         uses[use[3]].append(use)
@@ -130,7 +133,11 @@ def test_every_copy_runs_alone_prints_what_its_block_shows_and_writes_only_the_s
     for n, (copy, blocks) in enumerate(uses.items()):
         folder = tmp_path / str(n)
         folder.mkdir()
-        result = runner.run_code(copy, cwd=folder)
+
+        def run_it(copy=copy, folder=folder):
+            return runner.run_code(copy, cwd=folder), [p.relative_to(folder) for p in folder.rglob("*") if p.is_file()]
+
+        result, written = verified.run(runner, "runs", copy, run_it)
         ran = run_lines(result.select())
         for page, title, code, _, shown, warned in blocks:
             # Python shows a warning once for each place that raises it: the page under the block
@@ -143,8 +150,8 @@ def test_every_copy_runs_alone_prints_what_its_block_shows_and_writes_only_the_s
                 wrong.append(f"{page}: the copy of {title}\n{code[:200]}\nshows\n" + "\n".join(diff))
             # A notebook cell's title is its number: its copy's own code names what it writes.
             source = (SNIPPETS / title).read_text(encoding="utf-8") if title.endswith(".py") else copy
-            for written in (p for p in folder.rglob("*") if p.is_file()):
-                assert written.stem.split(".")[0] in source, f"{page}: the copy of {title} writes {written.name}"
+            for name in map(Path, written):
+                assert name.stem.split(".")[0] in source, f"{page}: the copy of {title} writes {name.name}"
     assert not wrong, f"{len(wrong)} of {sum(map(len, uses.values()))} copies:\n\n" + "\n\n".join(wrong)
 
 
@@ -220,7 +227,7 @@ def test_the_copy_of_a_block_that_reads_data_holds_the_values_its_code_reads(bui
     whole benchmark table first, in 158 lines. Held at what they are now: at most 14 times the
     block (the 7-line block of "GPU" that calls show(data), which takes all of it, with show's
     code); copies that hold no values (their data file is missing: json.loads stays) aside."""
-    rows = [row for row in copy_size.data_copies(built_site) if "json.loads" not in row[-1]]
+    rows = [row for row in copy_size.data_copies(built_site, parse=soup) if "json.loads" not in row[-1]]
     assert len(rows) >= 15
     largest = rows[0]
     assert largest[0] <= 14, largest[:5]

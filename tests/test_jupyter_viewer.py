@@ -2,23 +2,13 @@
 kernel, the cases it refuses or notes, and the viewer run in JupyterLab itself."""
 
 import builtins
-import contextlib
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import nbformat
 import pytest
 import torch
 from browsing import SHOTS, STEP_ON_SCREEN
-from jupyter_client import BlockingKernelClient
 from nbclient import NotebookClient
 
 from autograd_steps import Viewer, show_backward
@@ -180,90 +170,6 @@ def test_show_backward_passes_backwards_arguments_on(shown):
 
 # In JupyterLab itself
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def jupyterlab(tmp_path):
-    """JupyterLab on 127.0.0.1 serving tmp_path/work, with no token and every setting in tmp_path;
-    stopped after the test, and with it its kernels."""
-    port, work, runtime = free_port(), tmp_path / "work", tmp_path / "run"
-    work.mkdir()
-    config = {"ServerApp": {"ip": "127.0.0.1", "port": port, "open_browser": False, "root_dir": str(work),
-                            "allow_root": True},  # CI containers run as root
-              "IdentityProvider": {"token": ""}, "PasswordIdentityProvider": {"hashed_password": ""},
-              "LabApp": {"expose_app_in_browser": True}}
-    (tmp_path / "config").mkdir()
-    (tmp_path / "config" / "jupyter_server_config.json").write_text(json.dumps(config))
-    notices = tmp_path / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-    notices.parent.mkdir(parents=True)  # no asking whether to fetch news from the internet
-    notices.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(runtime),
-           "JUPYTERLAB_SETTINGS_DIR": str(tmp_path / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "ws"),
-           "IPYTHONDIR": str(tmp_path / "ipython")}
-    log = open(tmp_path / "jupyterlab.log", "w")
-    server = subprocess.Popen([sys.executable, "-m", "jupyterlab"], env=env, cwd=work, stdin=subprocess.DEVNULL,
-                              stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(f"{url}/api/status", timeout=1)
-                break
-            except OSError:
-                assert server.poll() is None, (tmp_path / "jupyterlab.log").read_text()
-                time.sleep(0.2)
-        yield url, work
-    finally:
-        settled(runtime)
-        kernels = children(server.pid)
-        server.terminate()
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()  # the test fails below, and leaves nothing running
-            server.wait()
-        left = [pid for pid in kernels if Path(f"/proc/{pid}").exists()]
-        for pid in left:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        log.close()
-    assert server.returncode != -signal.SIGKILL, "the server stopped when asked to"
-    assert not left, "the server stopped its kernels"
-
-
-def settled(runtime, seconds=60):
-    """Wait until each kernel that the server started (a connection file in its runtime folder)
-    answers a kernel_info request: one asked to shut down while it starts can keep the server from
-    stopping (seen once: a test that opens a notebook ended 0.06 s after the browser connected to
-    its new kernel, and the server did not stop in 60 s). The server's list of kernels cannot
-    tell: one whose first connection from the browser met jupyter_server's race (a 500 in the
-    log, `'NoneType' object has no attribute 'kernel_ws_protocol'`) stays "starting" there,
-    though it runs."""
-    for connection in runtime.glob("kernel-*.json"):
-        client = BlockingKernelClient(connection_file=str(connection))
-        client.load_connection_file()
-        client.start_channels()
-        try:
-            with contextlib.suppress(RuntimeError):  # not in time, or it died: the teardown finds out
-                client.wait_for_ready(timeout=seconds)
-        finally:
-            client.stop_channels()
-
-
-def children(pid):
-    """The processes that `pid` started (Linux's /proc): a server's kernels."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):  # a process that ended meanwhile
-            if int(stat.read_text().rsplit(") ", 1)[1].split()[1]) == pid:
-                found.append(int(stat.parent.name))
-    return found
-
-
 def run_in_jupyterlab(jupyterlab, browser, name, nb, height):
     """The notebook `nb` saved as name.ipynb, opened in JupyterLab at 1280 px wide and run whole;
     the page, and the script errors it will collect."""
@@ -377,6 +283,7 @@ def model_notebook(name):
     return notebook(cells)
 
 
+@pytest.mark.jupyter
 @pytest.mark.parametrize("name", MODELS)
 def test_a_real_model_in_a_notebook_keeps_its_gradients_and_names_its_modules(name, tmp_path):
     nb = model_notebook(name)

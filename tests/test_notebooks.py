@@ -12,7 +12,7 @@ from importlib import metadata
 
 import nbformat
 import pytest
-import test_jupyter_viewer
+import verified
 import yaml
 from conftest import CHAPTERS, INDEX_PAGES, RECORDED, ROOT, mkdocs, nav_pages, soup
 from mkdocs.utils import meta
@@ -24,6 +24,8 @@ from snippet_engine.plugin import list_notebooks
 
 SITE_URL = yaml.safe_load((ROOT / "mkdocs.yml").read_text()).get("site_url")
 FILE_NAME = re.compile(r"^'[\w.-]+\.\w+'$")  # what Jupyter shows of a returned file name
+# What runs a notebook besides the engine's code and packages (verified.key).
+KERNEL = verified.versions("nbclient", "nbformat", "ipykernel", "ipython", "jupyter_client")
 
 
 def read(built_site, chapter):
@@ -82,6 +84,7 @@ def steps(cell):
     return found
 
 
+@pytest.mark.jupyter
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_notebook_runs_on_its_own_and_shows_what_the_page_shows(built_site, chapter, tmp_path, monkeypatch):
     path = built_site / "notebooks" / f"{chapter}.ipynb"
@@ -101,8 +104,16 @@ def test_notebook_runs_on_its_own_and_shows_what_the_page_shows(built_site, chap
     assert any(expected), "the notebook carries the outputs of the build"
     # Run in an empty folder, as a reader who downloaded only this file would; the kernel is
     # stopped at once after the last cell (its orderly shutdown tears torch down: some 0.7 s).
-    NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=False, shutdown_kernel="immediate",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    # The notebook that ran is kept by its code, the engine's and the kernel's (verified.py).
+    def execute():
+        NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=False, shutdown_kernel="immediate",
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+        return nbformat.writes(notebook), True
+
+    ran = verified.once("notebooks", [cell.source for cell in code], execute, notebook.metadata.get("kernelspec"),
+                        KERNEL)
+    code = code_cells(nbformat.reads(ran, as_version=4))
+    install = code[0]
     assert not install.outputs
     for cell, before, before_tables, before_pictures, before_steps in zip(
             code, expected, expected_tables, expected_pictures, expected_steps):
@@ -329,16 +340,13 @@ def test_a_headings_anchors_are_the_ids_its_page_gives_it(built_site):
         assert list(notebooks.anchors(markdown)) == ids, chapter
 
 
-jupyterlab = test_jupyter_viewer.jupyterlab  # JupyterLab on 127.0.0.1, for the test below
-
-
-def test_jupyterlab_gives_the_headings_the_ids_that_the_notebooks_links_go_to(built_site, jupyterlab, browser, tmp_path):
+def test_jupyterlab_gives_the_headings_the_ids_that_the_notebooks_links_go_to(built_site, jupyterlab, browser):
     """The notebooks most linked to, opened in JupyterLab: each section another notebook's link (or
     its own) goes to is a heading there with that id, and going to it (as a click on the link
     does, once the notebook is open) brings the heading into view. Every cell is rendered at once
     (`windowingMode`), so that every heading can be looked at."""
     url, work = jupyterlab
-    tracker = tmp_path / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker = work.parent / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
     tracker.parent.mkdir(parents=True)
     tracker.write_text(json.dumps({"windowingMode": "none"}))
     wanted = {}  # notebook -> the anchors that links go to in it

@@ -12,6 +12,7 @@ cache miss and stops with `close()`.
 """
 
 import contextlib
+import fcntl
 import functools
 import getpass
 import hashlib
@@ -28,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -285,6 +286,11 @@ class Runner:
         cached = self.load(key, source) or self.killed.get(key)
         if cached is not None:
             return cached
+        with self.claimed(key):
+            return self.load(key, source) or self.run_claimed(path, options, key, source)
+
+    def run_claimed(self, path: Path, options: frozenset[str], key: str, source: str | None) -> Result:
+        """run() of a snippet that no other process sharing the cache is running now."""
         name = path.relative_to(self.root).as_posix()
         began = time.time()
         result = self.run_uncached({"path": str(path), "options": sorted(options)}, path, name)
@@ -300,6 +306,35 @@ class Runner:
         elif not changed:
             self.store(key, result)  # not when a file it read changed while it ran: its digest would lie
         return result
+
+    @contextlib.contextmanager
+    def claimed(self, key: str) -> Iterator[None]:
+        """Hold the run of `key` for this process: another that shares the cache (the tests
+        beside a build) waits for it, then finds its result in the cache, rather than running the
+        same snippet at once. Without a cache folder it can write, nothing is held."""
+        if self.cache.folder is None:
+            yield
+            return
+        lock = self.cache.folder / f"{key}.lock"
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            file = open(lock, "w")
+        except OSError:
+            yield
+            return
+        with file:
+            held = False
+            while not held and not self.stopping:  # stopping (Ctrl-C), it waits no longer
+                try:
+                    fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    held = True
+                except BlockingIOError:
+                    time.sleep(0.1)
+            try:
+                yield
+            finally:
+                if held:  # the result is stored by now: a process that comes later finds it
+                    lock.unlink(missing_ok=True)
 
     def run_all(self, items: Iterable[tuple[Path, frozenset[str]]], once: bool = False) -> list[Result]:
         """Run snippets, [(path, options)], as run() does, as many at once as there are workers;
