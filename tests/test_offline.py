@@ -67,7 +67,7 @@ def test_search_finds_results_from_disk(browser, offline_site):
     # served site's does (hooks/search_worker.js) and puts the section of its message first.
     box.fill(TRACEBACK)
     box.press("End")
-    page.wait_for_function("""() => {
+    page.wait_for_function(r"""() => {
         const link = document.querySelector(".md-search-result__item a[href*='#']");
         return link && /errors_graph\.html(\?[^#]*)?#does-not-require-grad$/.test(link.getAttribute("href"));
     }""", timeout=15_000)
