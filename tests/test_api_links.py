@@ -24,6 +24,8 @@ UNLINKED = {
     "torch.ops",  # a namespace of operators, with no page or anchor in the reference
     "torch.relu",  # no docstring, and no entry in the reference
     "torch.amp.GradScaler",  # amp.html documents it only as torch.cuda.amp.GradScaler and torch.cpu.amp.GradScaler
+    "torch._functorch.config",  # private: not in the reference
+    "torch.jit.trace", "torch.export",  # namespaces the engine does not link (api_links: GENERATED, ON_PAGE)
 }
 
 

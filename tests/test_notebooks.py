@@ -327,7 +327,7 @@ def test_every_link_of_a_notebook_goes_where_a_reader_in_jupyter_can_follow_it(b
                 if anchor:
                     assert anchor in jupyter_ids(target), (chapter, link)
                 counts["section" if anchor else "sibling"] += 1
-    assert counts["http"] == 6 and counts["sibling"] >= 30 and counts["section"] > 100, counts
+    assert counts["http"] == 7 and counts["sibling"] >= 30 and counts["section"] > 100, counts
     prose = "".join(c.source for c in read(built_site, "debugging_gradients").cells if c.cell_type == "markdown")
     assert f"Download the package\n{wheel.filename()} and" in prose  # no site to link it to: its name
 

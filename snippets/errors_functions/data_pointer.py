@@ -77,7 +77,8 @@ def fixed_sample_loss(weight, x, y):
     return (Response.apply(x @ weight)[0] - y) ** 2
 
 
-per_sample = vmap(grad(fixed_sample_loss), in_dims=(None, 0, 0))(weight, inputs, targets)
+per_sample_grad = vmap(grad(fixed_sample_loss), in_dims=(None, 0, 0))
+per_sample = per_sample_grad(weight, inputs, targets)
 loop = []
 for x, y in zip(inputs, targets):
     w = weight.clone().requires_grad_()

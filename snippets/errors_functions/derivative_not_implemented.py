@@ -48,5 +48,6 @@ print("strength.grad:", round(strength.grad.item(), 4))
 # --8<-- [start:gradgradcheck]
 a = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
 b = pocket.double()
-print("gradgradcheck:", torch.autograd.gradgradcheck(lambda a: explicit_cdist(a, b), (a,)))
+print("gradgradcheck:",
+      torch.autograd.gradgradcheck(lambda a: explicit_cdist(a, b), (a,)))
 # --8<-- [end:gradgradcheck]

@@ -38,7 +38,8 @@ grads = grad(fixed_loss_fn)(params, buffers, inputs, targets)
 F.mse_loss(eager(inputs), targets).backward()
 print("same gradient as backward():",
       torch.allclose(grads["0.weight"], eager[0].weight.grad, atol=1e-6))
-print("same running mean:", torch.allclose(buffers["1.running_mean"], eager[1].running_mean))
+print("same running mean:",
+      torch.allclose(buffers["1.running_mean"], eager[1].running_mean))
 # --8<-- [end:fix]
 
 # --8<-- [start:center]

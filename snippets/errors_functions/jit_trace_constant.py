@@ -10,7 +10,8 @@ images = torch.randn(2, 16)
 
 # --8<-- [start:error]
 class PrototypeClassifier(nn.Module):
-    """Cosine similarity to one learned prototype per class, over a learned temperature."""
+    """Cosine similarity to one learned prototype per class, over a learned
+    temperature."""
 
     def __init__(self):
         super().__init__()

@@ -28,7 +28,8 @@ print("weight.grad:", model.weight.grad.dtype)
 # --8<-- [end:mse]
 
 # --8<-- [start:fix]
-y = torch.from_numpy(prices).float().unsqueeze(1)  # or torch.tensor(prices, dtype=torch.float32)
+# or torch.tensor(prices, dtype=torch.float32)
+y = torch.from_numpy(prices).float().unsqueeze(1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 for step in range(3):
     optimizer.zero_grad()

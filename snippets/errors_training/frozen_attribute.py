@@ -8,7 +8,8 @@ y = torch.randn(64, 1)
 
 
 def train(freeze):
-    """Freeze the backbone with `freeze`, train 3 steps; how far did the backbone move?"""
+    """Freeze the backbone with `freeze`, train 3 steps; how far did the
+    backbone move?"""
     torch.manual_seed(0)
     backbone, head = nn.Linear(8, 16), nn.Linear(16, 1)
     model = nn.Sequential(backbone, nn.ReLU(), head)

@@ -1,9 +1,11 @@
-"""An optimizer given tensors that are results of operations, and the leaves that fix it."""
+"""An optimizer given tensors that are results of operations, and the leaves that
+fix it."""
 import numpy as np
 import torch
 
 torch.manual_seed(0)
-initial = np.random.default_rng(0).normal(size=3)  # an initial value from NumPy: float64
+# an initial value from NumPy: float64
+initial = np.random.default_rng(0).normal(size=3)
 x = torch.randn(32, 3)
 y = x @ torch.tensor([1.5, -2.0, 0.5]) + 0.3
 
