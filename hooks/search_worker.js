@@ -6,7 +6,7 @@
 (() => {
   const listen = self.addEventListener
   const post = self.postMessage
-  let site = null  // what the setup message brought: {messages, errors, docs}
+  let site = null  // what the setup message brought: {rows, errors, docs}
   let asked = null  // the paste being answered
 
   self.addEventListener = function (type, listener, ...rest) {
@@ -19,7 +19,7 @@
     if (message.type === 0) {
       mendLunr()
       const {config, docs} = message.data
-      site = {messages: config.messages || [], errors: config.errors, docs: new Map(docs.map(d => [d.location, d]))}
+      site = {rows: indexed(config.messages || []), errors: config.errors, docs: new Map(docs.map(d => [d.location, d]))}
     } else if (message.type === 2 && site) {
       asked = read(message.data)
       return {type: 2, data: asked.query}
@@ -130,13 +130,15 @@
   const COVERED = 0.75
   const NODE = /^(\w+?)backward$/
 
+  // The index's messages with their key words, made once, when the worker is set up.
+  const indexed = messages => messages.map(([location, text]) =>
+    ({location, text, words: keyWords(text).filter(word => !NODE.test(word))}))
+
   function find(messages) {
-    const rows = site.messages.map(([location, text]) =>
-      ({location, text, words: keyWords(text).filter(word => !NODE.test(word))}))
     for (const message of [...messages].reverse()) {
       const have = new Set(keyWords(message).flatMap(word => [word, ...keyWords((word.match(NODE) || [])[1] || "")]))
       let best = null
-      for (const row of rows) {
+      for (const row of site.rows) {
         const met = row.words.filter(word => have.has(word)).length
         const share = met / row.words.length
         if (share >= COVERED && (met >= 3 || met === row.words.length) && met > 0
