@@ -4,6 +4,7 @@ the home page and the notebooks, with the setup's Chromium. The PDF holds every 
 and text, its formulas typeset, every fold open; its outline is the nav's chapters and their
 sections; each of its links goes into the book or to the published site."""
 
+import functools
 import importlib.metadata
 import importlib.util
 import re
@@ -50,8 +51,9 @@ def chapter_titles(site):
                                                            for a in built]
 
 
+@functools.cache
 def pdf_pages(pdf):
-    """The text of each page of the PDF."""
+    """The PDF and the text of each page, read once per test process (some 5 s for the book)."""
     document = pypdfium2.PdfDocument(pdf)
     return document, [document[i].get_textpage().get_text_range() for i in range(len(document))]
 
