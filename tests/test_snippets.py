@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 import verified
-from conftest import ROOT, SNIPPETS, normalised, printed
+from conftest import OPTIONS, ROOT, SNIPPETS, normalised, printed
 
 from snippet_engine.runner import SnippetError
 
@@ -24,8 +24,9 @@ def test_the_download_runs_alone_in_an_empty_folder_and_prints_what_the_page_sho
                                                                                     tmp_path):
     """The engine runs the download as `cd empty-folder && python file.py` would; a download that
     is its snippet's own program, reading nothing else (`same_run`), ran as the build ran it, and
-    one that is a copy's program ran as the copy ran (verified.py)."""
-    result = runner.run(path)
+    one that is a copy's program ran as the copy ran (verified.py). The snippet's own run is the
+    build's (with its blocks' options: a step-through's is recorded), taken from its cache."""
+    result = runner.run(path, OPTIONS.get(path, frozenset()))
     if result.error:
         raise SnippetError(result)
     alone = tmp_path / path.name
