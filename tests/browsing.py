@@ -119,6 +119,23 @@ REVEAL_AND_READ = """async b => {
     return [b.querySelector("code").textContent, shown, b.dataset.copy, r.x + r.width / 2, r.y + r.height / 2];
 }""".replace("COPY_BUTTON", repr(COPY_BUTTON))
 
+# REVEAL_AND_READ and a click on each block's copy button, in the page: [code, the clipboard,
+# shown, the copy written, what lies over the button's middle ("" where the button is on top)].
+# The button's handler copies at once; the clipboard is read until it holds something (or 1 s).
+PRESS_ALL = """async blocks => {
+    const reveal = REVEAL_AND_READ, found = [];
+    for (const b of blocks) {
+        const [code, shown, wrote, x, y] = await reveal(b);
+        const button = b.querySelector(COPY_BUTTON), hit = document.elementFromPoint(x, y);
+        button.click();
+        let clipboard = "";
+        for (let i = 0; i < 100 && !clipboard; i++)
+            clipboard = await navigator.clipboard.readText() || await new Promise(done => setTimeout(done, 10, ""));
+        found.push([code, clipboard, shown, wrote, button.contains(hit) ? "" : hit ? hit.outerHTML.slice(0, 80) : "nothing"]);
+    }
+    return found;
+}""".replace("REVEAL_AND_READ", REVEAL_AND_READ).replace("COPY_BUTTON", repr(COPY_BUTTON))
+
 # Every block rendered and every image loaded, until the style element it returns is removed:
 # meanwhile nothing on the page changes its height as the page scrolls.
 HOLD_STILL = """style => {
@@ -141,9 +158,12 @@ def copy_blocks(page):
 
 def copy_with_buttons(page, last=False):
     """[(block text, clipboard, shown output)] of the page's code blocks (or of its last one),
-    each copied with its button: the mouse pressed on the middle of the button, so that what
-    lay over it would take the click. The clipboard must hold what the build wrote for the
-    block (`data-copy`, which test_copies.py runs).
+    each copied with its button. The clipboard must hold what the build wrote for the block
+    (`data-copy`, which test_copies.py runs), and nothing may lie over the middle of a button.
+    The last block's button is pressed with the mouse, on its middle, so that what lay over it
+    would take the click; the others in one script in the page (`PRESS_ALL`: one round trip for
+    the page, not three for each block), each brought on screen, the element at its middle
+    checked to be the button, then clicked.
 
     A block that comes near the screen is rendered then (docs/assets/site.css), and one rendered
     above the screen at its real height would move the button below it after it was found: while
@@ -154,15 +174,15 @@ def copy_with_buttons(page, last=False):
     sheet = page.evaluate_handle(HOLD_STILL, RENDER_EVERY_BLOCK)
     page.wait_for_function("[...document.images].every(i => i.complete)")
     blocks = copy_blocks(page)
-    copied = []
-    for block in blocks[-1:] if last else blocks:
-        code, shown, wrote, x, y = block.evaluate(REVEAL_AND_READ)
+    pressed = [] if last else page.evaluate(PRESS_ALL, blocks[:-1])
+    for code, shown, wrote, x, y in [block.evaluate(REVEAL_AND_READ) for block in blocks[-1:]]:
         page.mouse.click(x, y)
-        clipboard = page.evaluate("navigator.clipboard.readText()")
-        assert clipboard and clipboard.rstrip("\n") == wrote.rstrip("\n"), f"{page.url}: the copy button of\n{code[:300]}"
-        copied.append((code, clipboard, shown))
+        pressed.append([code, page.evaluate("navigator.clipboard.readText()"), shown, wrote, ""])
     sheet.evaluate("sheet => sheet.remove()")
-    return copied
+    for code, clipboard, _, wrote, covered in pressed:
+        assert not covered, f"{page.url}: the copy button of\n{code[:300]}\nis under {covered}"
+        assert clipboard and clipboard.rstrip("\n") == wrote.rstrip("\n"), f"{page.url}: the copy button of\n{code[:300]}"
+    return [(code, clipboard, shown) for code, clipboard, shown, *_ in pressed]
 
 
 # The viewer's state, once drawn: its step counter; what is wrong with the Next button, the
