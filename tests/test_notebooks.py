@@ -28,6 +28,19 @@ FILE_NAME = re.compile(r"^'[\w.-]+\.\w+'$")  # what Jupyter shows of a returned 
 KERNEL = verified.versions("nbclient", "nbformat", "ipykernel", "ipython", "jupyter_client")
 
 
+def strict(text):
+    """`text` read as JSON by a strict parser, as JupyterLab reads a notebook: no NaN or Infinity."""
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_every_notebook_is_strict_json(built_site):
+    for chapter in CHAPTERS:
+        strict((built_site / "notebooks" / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+
+
 def read(built_site, chapter):
     return nbformat.read(built_site / "notebooks" / f"{chapter}.ipynb", as_version=4)
 
@@ -112,6 +125,7 @@ def test_notebook_runs_on_its_own_and_shows_what_the_page_shows(built_site, chap
 
     ran = verified.once("notebooks", [cell.source for cell in code], execute, notebook.metadata.get("kernelspec"),
                         KERNEL)
+    strict(ran)  # what the kernel sent, the viewer's data included
     code = code_cells(nbformat.reads(ran, as_version=4))
     install = code[0]
     assert not install.outputs

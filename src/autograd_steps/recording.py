@@ -136,7 +136,7 @@ Edge = TypedDict("Edge", {
 class Summary(TypedDict):
     """A gradient as a reader sees it (`summary`), or the gradients of a node's several outputs (`received`)."""
     shape: list[int] | None  # None: several outputs, or a nested tensor's components
-    values: float | list[Any] | None  # the values (nested lists, as tolist()) of a small real dense tensor
+    values: float | list[Any] | None  # the values (nested lists, as tolist()) of a small real dense tensor, all finite
     text: str
     nan: int  # how many values are NaN
     inf: int  # how many are inf or -inf
@@ -853,7 +853,8 @@ def small(values: Any, shape: list[int], dtype: str) -> Summary:
     """A small dense tensor's summary, from its values (`tolist()`)."""
     flat = [abs(v) for v in flatten(values)] if "complex" in dtype else [float(v) for v in flatten(values)]
     finite = [v for v in flat if math.isfinite(v)]
-    return {"shape": shape, "values": None if "complex" in dtype else values, "text": nested_text(values),
+    exact = "complex" not in dtype and len(finite) == len(flat)  # JSON has no NaN or inf: the text shows them
+    return {"shape": shape, "values": values if exact else None, "text": nested_text(values),
             "nan": sum(map(math.isnan, flat)), "inf": sum(map(math.isinf, flat)),
             "norm": math.sqrt(sum(v * v for v in finite)), "min": min(finite, default=None),
             "max": max(finite, default=None), "dtype": dtype, "layout": "strided"}
