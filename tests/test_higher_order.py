@@ -66,6 +66,9 @@ def test_the_counter_example_gives_a_silently_wrong_second_derivative(chapter):
     assert torch.allclose(second(ns["right"], ns["z"]), right)
     assert torch.allclose(second(ns["wrong"], ns["z"]), only_first_term)
     assert torch.allclose(ns["saved"], only_first_term), "save_for_backward does not help"
+    # and the chapter on the Function API says so too, where it introduces once_differentiable
+    api = " ".join((ROOT / "docs" / "function_api.md").read_text().split())
+    assert "an intermediate result of `forward`, whether kept on `ctx` or saved with `save_for_backward`" in api
     assert right[0].item() == pytest.approx(-0.0243, abs=1e-4) and only_first_term[0].item() == pytest.approx(0.0338, abs=1e-4)
     assert elu_first(z)[0].item() == pytest.approx(0.1839, abs=1e-4) and elu_values(z)[0].item() == pytest.approx(-0.3161, abs=1e-4)
     assert torch.equal(right[1:], only_first_term[1:]), "where ELU'' = 0 both agree"
@@ -218,6 +221,23 @@ def test_functional_jvp_needs_no_jvp_and_hvp_is_one_grad_call_more_than_vhp(elu,
     assert "experimental" in torch.autograd.functional.jacobian.__doc__
 
 
+def test_functional_jacobian_and_hessian_have_a_forward_mode_that_needs_a_jvp(elu):
+    """What the page says of `torch.autograd.functional`: its jvp does not use forward mode, its
+    jacobian and hessian do with a strategy, and then refuse a Function without jvp."""
+    f = lambda z: elu["ELUFunction"].apply(z, 0.5)  # noqa: E731
+    z = torch.randn(6, dtype=torch.float64)
+    J = torch.autograd.functional.jacobian(torch.sin, z, vectorize=True, strategy="forward-mode")
+    H = torch.autograd.functional.hessian(lambda z: z.sin().sum(), z, vectorize=True,
+                                          outer_jacobian_strategy="forward-mode")
+    assert torch.allclose(J, torch.diag(z.cos())) and torch.allclose(H, torch.diag(-z.sin()))
+    with pytest.raises(NotImplementedError, match="must implement the jvp function"):
+        torch.autograd.functional.jacobian(f, z, vectorize=True, strategy="forward-mode")
+    assert torch.allclose(torch.autograd.functional.jacobian(f, z), torch.diag(elu_first(z)))  # reverse mode
+    page = " ".join((ROOT / "docs" / "higher_order.md").read_text().split())
+    assert "`torch.autograd.functional.jvp` does not use forward mode" in page
+    assert 'strategy="forward-mode")` and `hessian(f, x, vectorize=True, outer_jacobian_strategy="forward-mode")` use it' in page
+
+
 def test_the_functional_benchmark_runs_and_writes_its_schema(tmp_path):
     output = tmp_path / "autograd_functional.json"
     data = run_benchmark(FUNCTIONAL_BENCH, output, "--inputs", 3, "--hidden", 4, "--outputs", 2,
@@ -241,6 +261,9 @@ def functional_rows():
 def test_the_committed_functional_data_and_what_the_page_says_about_it(chapter):
     data, rows = functional_rows()
     assert (data["inputs"], data["hidden"], data["outputs"]) == (256, 256, 256)
+    page = " ".join((ROOT / "docs" / "higher_order.md").read_text().split())
+    assert "On this machine, for these 256-wide functions (not the small ones above):" in page
+    assert "small function" not in page.split("On this machine, for these 256-wide")[1].split("## Exercises")[0]
     assert data["provenance"]["threads"] == 1
     ratio = {name: row["ratio"] for name, row in rows.items()}
     seconds = {name: row["median_seconds"] for name, row in rows.items()}
