@@ -345,7 +345,7 @@ def test_no_grad_features_train_the_head_and_clone_works(chapter):
     assert not features.requires_grad and not features.is_inference()
 
 
-# A gradient is None after argmax, round or a cast to an integer
+# A gradient is None or zero after argmax, round or a cast to an integer
 
 
 def test_argmax_and_cast_cut_the_graph(chapter):
@@ -358,6 +358,8 @@ def test_argmax_and_cast_cut_the_graph(chapter):
 
 
 def test_round_gives_zero_gradients(chapter):
+    """As the section's title says: None after argmax or a cast (above), zeros after round."""
+    assert "## A gradient is None or zero after argmax, round" in (ROOT / "docs" / "errors_graph.md").read_text()
     text = chapter.shown("non_differentiable_ops.py", "round")
     assert text == "requires_grad: True\nmodel.weight.grad: tensor([[0., 0., 0., 0.]])\n"
     x = torch.linspace(-2, 2, 9, requires_grad=True)
