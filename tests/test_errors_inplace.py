@@ -127,6 +127,18 @@ def test_out_of_place_relu_trains(chapter):
     assert not ns["model"][2].inplace
 
 
+def test_a_view_whose_base_is_written_in_place_is_rebuilt_as_as_strided():
+    """Why the GAN's message names `AsStrided`: the saved transpose was recorded as TBackward0."""
+    weight = torch.randn(1, 16, requires_grad=True)
+    view = weight.t()
+    assert view.grad_fn.name() == "TBackward0"
+    with torch.no_grad():
+        weight.add_(1.0)  # as optimizer.step() writes it
+    assert view.grad_fn.name() == "AsStridedBackward0"
+    page = " ".join((ROOT / "docs" / "errors_inplace.md").read_text().split())
+    assert "recorded as `TBackward0`; when `optimizer_d.step()` wrote the weight in place, autograd rebuilt" in page
+
+
 def test_gan_step_before_the_generators_backward(chapter):
     text = chapter.shown("gan_step_before_generator_backward.py", "error")
     assert text.startswith(f"RuntimeError: {INPLACE}: [torch.FloatTensor [16, 1]], which is output 0 of AsStrided, "
