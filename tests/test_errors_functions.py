@@ -350,6 +350,18 @@ def test_without_fullgraph_the_branch_is_a_graph_break(chapter):
     explanation = torch._dynamo.explain(ns["loss_fn"])(ns["inputs"])
     assert explanation.graph_break_count >= 1
     torch._dynamo.reset()
+    graphs = []  # what the compiler compiles: the operations of each graph, as the page lists them
+
+    def backend(graph, example_inputs):
+        graphs.append([getattr(n.target, "__name__", n.target) for n in graph.graph.nodes
+                       if n.op in ("call_function", "call_method", "call_module")])
+        return graph.forward
+
+    torch.compile(ns["loss_fn"], backend=backend)(ns["inputs"]).backward()
+    assert graphs == [["linear"], ["norm", "gt"], ["truediv", "mul"], ["pow", "sum"]]
+    assert "(four graphs here: the layer, `forward` up to the `if`, the branch taken, and the rest of the loss)" in \
+        " ".join((ROOT / "docs" / "errors_functions.md").read_text().split())
+    torch._dynamo.reset()
     assert torch._dynamo.explain(ns["fixed_loss_fn"])(ns["inputs"]).graph_break_count == 0
 
 
