@@ -65,11 +65,14 @@ def test_non_leaf_weight_warns_and_its_grad_is_none(chapter):
     assert chapter.shown("non_leaf_grad.py", "activation") == "hidden.grad: None\n"
 
 
-def test_the_leaf_got_the_gradient_but_is_out_of_reach_and_no_optimizer_takes_w():
+def test_the_leaf_got_the_gradient_only_the_graph_holds_it_and_no_optimizer_takes_w():
     leaf = torch.randn(3, 3, requires_grad=True)
     w = leaf * 0.01
     (torch.randn(4, 3) @ w).pow(2).sum().backward()
     assert leaf.grad is not None and w.grad_fn.name() == "MulBackward0"
+    assert w.grad_fn.next_functions[0][0].variable is leaf  # the page's way back to it
+    page = " ".join((ROOT / "docs" / "errors_training.md").read_text().split())
+    assert "Only the graph still refers to the leaf: it is `w.grad_fn.next_functions[0][0].variable`" in page
     with pytest.raises(ValueError, match="non-leaf"):
         torch.optim.SGD([w], lr=0.1)
 
