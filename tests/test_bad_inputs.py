@@ -310,6 +310,28 @@ def test_a_failing_snippet_no_page_includes_fails_the_build_and_is_not_shipped(p
     assert not [n for n in zipfile.ZipFile(site / "downloads/examples.zip").namelist() if "unused" in n]
 
 
+@pytest.mark.parametrize("data", ['{"loss": 0.5', b'{"loss": "\xff"}'], ids=["cut short", "not UTF-8"])
+def test_a_data_file_that_cannot_be_read_fails_its_snippet_on_its_page_not_the_build(project, data):
+    """A copy holds the values of the JSON file its snippet reads (standalone/data.py): one that
+    is not JSON (half written, or not UTF-8) is the failure of the snippets that read it, named
+    on the page at the block and in the log, even where the snippet handles the error itself
+    or no page includes it; the build ends with its list of failures, not a traceback."""
+    path = project.root / "snippets" / "data.json"
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    reads = ("import json, pathlib\ntry:\n    print(json.loads((pathlib.Path(__file__).parent / 'data.json')"
+             ".read_text(errors='replace')))\nexcept ValueError:\n    print('no data')\n")
+    project.write("snippets/shown.py", reads)
+    project.write("snippets/unused.py", reads)
+    project.write("docs/index.md", "# Page\n\nText.\n\n```python\n--8<-- \"shown.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert "2 snippet failure(s)" in done.stderr, done.stderr
+    assert re.search(r"index\.md:5: snippet \S*shown\.py: DataError: snippets/data\.json cannot be read as JSON", done.stderr)
+    assert re.search(r"no page includes snippet \S*unused\.py: DataError: snippets/data\.json", done.stderr)
+    page = (project.root / "site" / "index.html").read_text()
+    assert "DataError" in page and "snippets/data.json cannot be read as JSON" in page
+
+
 @pytest.mark.parametrize("listing", ["os.listdir(data)", "glob.glob(f'{data}/*')", "[e.name for e in os.scandir(data)]",
                                      "[p.name for p in pathlib.Path(data).iterdir()]"])
 def test_a_new_file_in_a_folder_a_snippet_lists_runs_it_again(engine, tmp_path, listing):

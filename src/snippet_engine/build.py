@@ -15,7 +15,7 @@ import logging
 import platform
 from concurrent.futures import Future
 from concurrent.futures import wait as wait_for
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
@@ -113,7 +113,7 @@ class Build:
         if path not in self.snippets:
             future = self.started.pop(path, None)
             result = self.runner.wait(future) if future else self.runner.run(path)
-            self.snippets[path] = Snippet(path, as_shown(result), self.project, self.cache)
+            self.snippets[path] = Snippet(path, as_shown(result, self.project), self.project, self.cache)
         return self.snippets[path]
 
     def result(self, path: Path) -> Result:
@@ -205,7 +205,7 @@ class Build:
             self.snippet(path)
         for snippet in self.snippets.values():
             if not snippet.running:  # a snippet may write another after that one's page was made
-                snippet.result = as_shown(snippet.result)
+                snippet.result = as_shown(snippet.result, self.project)
         for chapter in self.chapters.values():
             self.check(chapter)
         for uri in self.notebooks:
@@ -236,7 +236,7 @@ class Build:
         self.running = [future for future, _ in started.values() if not future.done()]
         for path, (future, _) in started.items():
             done = future.done()  # asked once: a run may end between two asks
-            result = as_shown(future.result()) if done else Result(path, [], 0.0, False)  # no outputs yet
+            result = as_shown(future.result(), self.project) if done else Result(path, [], 0.0, False)  # no outputs yet
             self.snippets[path] = Snippet(path, result, self.project, self.cache, running=not done)
 
     def check(self, chapter: Chapter) -> None:
@@ -328,10 +328,14 @@ class Notebook:
     rendered: tuple[str, TableOfContents] | None = None  # the page's (HTML, table of contents) from the cache
 
 
-def as_shown(result: Result) -> Result:
-    """The result, or a failure when its snippet's file changed or went since its code ran:
-    its page would show other code than ran."""
-    return result if sha256(result.path) == result.source else changed(result.path)
+def as_shown(result: Result, project: Path) -> Result:
+    """The result, or a failure when its snippet's file changed or went since its code ran (its
+    page would show other code than ran), or when the data file it read, whose values its copies
+    hold, is not JSON (its outputs kept)."""
+    if sha256(result.path) != result.source:
+        return changed(result.path)
+    unreadable = None if result.error else standalone.unreadable_data(result.deps, project)
+    return replace(result, error=failure("DataError", unreadable)) if unreadable else result
 
 
 def changed_while_built(result: Result) -> bool:

@@ -96,7 +96,30 @@ def trimmed(data: Any, used: set[tuple[object, ...]]) -> Any:
     return data
 
 
-def data_values(deps: Iterable[str | Path]) -> Any:
-    """The values of the one JSON data file a snippet read, if it read exactly one that exists."""
+def data_file(deps: Iterable[str | Path]) -> Path | None:
+    """The one JSON data file a snippet read, if it read exactly one that exists: its copies hold its values."""
     files = [Path(d) for d in deps if Path(d).suffix == ".json" and Path(d).is_file()]
-    return json.loads(files[0].read_text(encoding="utf-8")) if len(files) == 1 else None
+    return files[0] if len(files) == 1 else None
+
+
+def data_values(deps: Iterable[str | Path]) -> Any:
+    """The values of `data_file`; None where there is none, or where it is not JSON in UTF-8
+    (the snippet's failure: `unreadable_data`)."""
+    file = data_file(deps)
+    try:
+        return json.loads(file.read_text(encoding="utf-8")) if file else None
+    except ValueError:  # UnicodeDecodeError too
+        return None
+
+
+def unreadable_data(deps: Iterable[str | Path], project: Path) -> str | None:
+    """Why the values of `data_file` cannot be read (None where they can, or there is none)."""
+    file = data_file(deps)
+    try:
+        json.loads(file.read_text(encoding="utf-8")) if file else None
+    except ValueError as err:  # UnicodeDecodeError too
+        assert file is not None, "only a file is read"
+        name = file.relative_to(project).as_posix() if file.is_relative_to(project) else str(file)
+        return (f"{name} cannot be read as JSON in UTF-8 ({err}); a copy of the snippet holds the values of the"
+                " data file it reads")
+    return None
