@@ -20,6 +20,7 @@ from autograd_steps.recording import MAX_NODES
 from snippet_engine import cache_file
 from snippet_engine.kinds import outputs_html
 from snippet_engine.pages import PageHtml
+from snippet_engine.render import safe_svg
 from snippet_engine.runner import Runner
 from snippet_engine.shapes import Settings
 
@@ -196,6 +197,35 @@ display(Picture("<svg><g></svg>"))
     (svg,) = assets.values()
     assert '<img src="../assets/snippet-outputs/' in page
     assert b"alert" not in svg and b"onload" not in svg and b'<rect id="r" width="5" height="5"' in svg
+
+
+# Scripts an SVG can carry besides <script> and on* handlers: animation elements that set a
+# link to a javascript: URL (the full-size file opens on the site's origin), a link whose scheme
+# is split by a tab, HTML elements, SVG 1.2's handler, a data: URL of an HTML page.
+SVG_SCRIPTS = ['<a><animate attributeName="href" values="javascript:alert(1)"/><text x="10" y="30">click me</text></a>',
+               '<a><set attributeName="href" to="javascript:alert(2)"/><text x="10" y="30">click me</text></a>',
+               '<a xlink:href=" java&#x09;script:alert(3)"><text x="10" y="30">click me</text></a>',
+               '<animateMotion path="M0 0"/><animateTransform attributeName="transform" values="javascript:alert(4)"/>',
+               '<image href="data:text/html;base64,PHNjcmlwdD5hbGVydCg1KTwvc2NyaXB0Pg==" width="5" height="5"/>',
+               '<handler type="application/ecmascript">alert(6)</handler>',
+               '<foreignObject><iframe xmlns="http://www.w3.org/1999/xhtml" src="javascript:alert(7)"/></foreignObject>']
+
+
+@pytest.mark.parametrize("inline", [True, False], ids=["inline", "as a file"])
+def test_an_svg_keeps_what_it_draws_and_no_way_to_run_a_script(inline):
+    """render.safe_svg keeps only SVG elements and attributes that draw (an allow-list), links
+    to anchors and web pages, and images of data: URLs that are pictures."""
+    head = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="40" height="40">'
+    for payload in SVG_SCRIPTS:
+        safe = safe_svg(head + payload + "</svg>", inline=inline)
+        assert not re.search(r"(?i)script|alert|animate|<set|handler|iframe|data:text", safe), safe
+    kept = safe_svg(head + '<a href="https://pytorch.org/"><text x="10" y="30" font-size="12">link</text></a>'
+                    '<image href="data:image/png;base64,iVBORw0KGgo=" width="5" height="5"/>'
+                    '<g transform="translate(1 1)"><path d="M0 0L5 5" stroke="#000" stroke-width="1.5"/></g></svg>',
+                    inline=inline)
+    for part in ('href="https://pytorch.org/"', 'font-size="12"', ">link</text>", 'href="data:image/png;base64,',
+                 'transform="translate(1 1)"', 'd="M0 0L5 5"', 'stroke-width="1.5"'):
+        assert part in kept, (part, kept)
 
 
 def test_a_step_through_of_a_graph_too_big_to_show_fails_at_its_backward_line(worker, tmp_path):

@@ -46,21 +46,55 @@ def size(width: int | None, height: int | None) -> str:
     return "".join(f' {name}="{value}"' for name, value in (("width", width), ("height", height)) if value is not None)
 
 
+# What an SVG may hold, an allow-list: the elements and attributes that draw (those of
+# matplotlib's figures, Graphviz's graphs and the step-through's, and the rest of SVG's shapes,
+# text, paint servers, clips and markers), the step-through's data-* attributes, and links.
+# Not scripts, animation (which can set a link to javascript:), foreign or HTML content, or
+# anything in another namespace (a figure's RDF metadata).
+SVG_ELEMENTS = frozenset({
+    "svg", "g", "defs", "symbol", "use", "switch", "a", "title", "desc", "style",
+    "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "image",
+    "text", "tspan", "textPath", "clipPath", "mask", "pattern", "marker",
+    "linearGradient", "radialGradient", "stop"})
+SVG_ATTRIBUTES = frozenset("""
+    id class style type version viewBox preserveAspectRatio transform x y x1 y1 x2 y2 cx cy r rx ry
+    width height d points pathLength fill fill-opacity fill-rule stroke stroke-width stroke-opacity
+    stroke-linecap stroke-linejoin stroke-miterlimit stroke-dasharray stroke-dashoffset opacity
+    clip-path clip-rule clipPathUnits mask maskUnits maskContentUnits color display visibility
+    overflow shape-rendering text-rendering image-rendering vector-effect font-family font-size
+    font-weight font-style font-variant font-stretch text-anchor dominant-baseline
+    alignment-baseline baseline-shift letter-spacing word-spacing text-decoration writing-mode dx
+    dy rotate textLength lengthAdjust startOffset href target space markerWidth markerHeight refX
+    refY orient markerUnits marker-start marker-mid marker-end gradientUnits gradientTransform
+    offset stop-color stop-opacity fx fy spreadMethod patternUnits patternContentUnits
+    patternTransform""".split())
+NAMESPACES = (SVG_NS, XLINK_NS, "http://www.w3.org/XML/1998/namespace")
+# Where a link may go: an anchor, a web page, or (an image) a picture given as a data: URL.
+LINK = re.compile(r"#|https?://|data:image/(png|jpeg|gif|webp)[;,]", re.I)
+SCRIPT_URL = re.compile(r"(java|vb)script:|data:text/html", re.I)
+
+
 def safe_svg(svg: str, inline: bool = True) -> str:
-    """An SVG fit to inline in a page or to open on its own: no scripts, event handlers,
-    foreign content or links other than to anchors and web pages. Inline, also no ids,
-    classes, comments, styles or titles, which would clash between the graphs of one page."""
+    """An SVG fit to inline in a page or to open on its own: the elements and attributes of the
+    allow-list (`SVG_ELEMENTS`, `SVG_ATTRIBUTES`, `data-*`), links to anchors and web pages only,
+    no value that names a script URL. Inline, also no ids, classes, comments, styles or titles,
+    which would clash between the graphs of one page."""
     root = ET.fromstring(svg[svg.index("<svg"):])
-    removed = ("script", "foreignObject") + (("title", "style") if inline else ())
+
+    def allowed(name: str, kinds: frozenset[str]) -> bool:
+        space, _, local = name.rpartition("}")
+        return local in kinds and space.lstrip("{") in ("", *NAMESPACES)
+
     for parent in root.iter():
         for child in list(parent):
-            if child.tag.split("}")[-1] in removed:
+            if not allowed(child.tag, SVG_ELEMENTS) or (inline and child.tag.endswith(("title", "style"))):
                 parent.remove(child)
     for element in root.iter():
         for name, value in list(element.attrib.items()):
-            local = name.split("}")[-1]
-            link = local == "href" and not re.match(r"\s*(#|https?://)", value, re.I)
-            if local.lower().startswith("on") or (inline and local in ("id", "class")) or link:
+            local, plain = name.rpartition("}")[2], re.sub(r"[\x00-\x20]", "", value)
+            keep = (allowed(name, SVG_ATTRIBUTES) or re.fullmatch(r"data-[\w-]+", name)) and not (
+                inline and local in ("id", "class")) and not SCRIPT_URL.search(plain)
+            if not keep or (local == "href" and not LINK.match(plain)):
                 del element.attrib[name]
     return ET.tostring(root, encoding="unicode")
 
