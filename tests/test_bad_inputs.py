@@ -362,6 +362,25 @@ def test_a_data_file_that_cannot_be_read_fails_its_snippet_on_its_page_not_the_b
     assert "DataError" in page and "snippets/data.json cannot be read as JSON" in page
 
 
+def test_lines_of_backticks_inside_a_snippet_break_no_block_of_the_page_or_its_notebook(project):
+    """A snippet whose strings hold lines of three and four backticks (Markdown written by the
+    code): its block is fenced with more, so that those lines close nothing, on the page and on
+    the notebook's page, and the blocks after it are blocks."""
+    project.write("snippets/markdown.py", 'text = """\n```python\nx = 1\n```\n````\n"""\nprint(text.count("`"))\n')
+    project.write("snippets/after.py", "print('after')\n")
+    project.write("docs/index.md", "# Page\n\n```python\n--8<-- \"markdown.py\"\n```\n\nText.\n\n"
+                                   "```python\n--8<-- \"after.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    for built in ("index.html", "notebooks/index.html"):
+        page = (project.root / "site" / built).read_text()
+        assert "<p><code>python" not in page and "title=" not in re.sub(r"<[^>]+>", "", page), built
+        copies = re.findall(r'<div data-copy="([^"]*)"', page)
+        assert [copy.startswith("text = ") for copy in copies] == [True, False], built
+        assert copies[1].strip() == "print(&#x27;after&#x27;)", built
+        assert re.search(r'snippet-stdout.*?<code[^>]*>10\n?</code>', page, re.S), built  # the first block's output
+
+
 @pytest.mark.parametrize("listing", ["os.listdir(data)", "glob.glob(f'{data}/*')", "[e.name for e in os.scandir(data)]",
                                      "[p.name for p in pathlib.Path(data).iterdir()]"])
 def test_a_new_file_in_a_folder_a_snippet_lists_runs_it_again(engine, tmp_path, listing):

@@ -113,7 +113,8 @@ def block_markdown(chapter: Chapter, block: Block, build: BuildView, page: PageH
     if kinds.numbered(block.options):  # a step-through names lines by their number in the file
         info += f' linenums="{block.includes[0].first or 1}"'
     lines = [indent + line for *_, line in numbered]
-    parts = ["\n".join([indent + block.fence + info, *lines, indent + block.fence])]
+    fence = longer_fence(block.fence, lines)
+    parts = ["\n".join([indent + fence + info, *lines, indent + fence])]
     snippets = [i for i in block.includes if i.is_snippet]
     if len(block.includes) == 1 and snippets:
         include = block.includes[0]
@@ -134,6 +135,14 @@ def block_markdown(chapter: Chapter, block: Block, build: BuildView, page: PageH
     if running := [i.file for i in snippets if build.is_running(i.path)]:
         parts.append(indent + page.marker(render.running_block(running)))
     return "\n\n".join(parts) + "\n"  # a marker is a paragraph of its own, even when prose follows the fence
+
+
+def longer_fence(fence: str, lines: list[str]) -> str:
+    """`fence`, or one of its character longer than every run of it that starts a line of the
+    code: a line of backticks in the code (Markdown that a string holds) would close a fence no
+    longer than it, and every block after it would be prose."""
+    runs = [len(m[1]) for line in lines if (m := re.match(rf"[ \t]*({re.escape(fence[0])}+)", line))]
+    return fence[0] * max([len(fence), *(run + 1 for run in runs)])
 
 
 def fold(build: BuildView, code: str, what: str) -> str:
@@ -166,7 +175,7 @@ def notebook_markdown(title: str, ipynb_url: str, cells: list[notebooks.Cell], b
             what = f"the helper modules (In [{cell['execution_count']}])"
             parts.append(page.marker(page.after_search(fold(build, cell["source"], what))) + "\n")
             continue
-        fence = "````" if "```" in cell["source"] else "```"
+        fence = longer_fence("```", cell["source"].splitlines())
         parts.append(page.marker(cell.get("copy", cell["source"] + "\n"), copy=True) + "\n")
         parts.append(f'{fence}python title="In [{cell["execution_count"]}]"\n{cell["source"]}\n{fence}\n')
         if cell["outputs"]:
