@@ -158,6 +158,25 @@ def test_a_worker_killed_from_outside_leaves_no_snippet_running_and_no_temporary
     assert not list((tmp_path / "tmp").iterdir()), "the workers' temporary folders are gone"
 
 
+def test_a_snippet_gets_only_the_named_variables_of_the_environment_and_they_key_its_run(tmp_path, monkeypatch):
+    """A token in the build's environment never reaches a snippet (its page, its notebook, the
+    search index); what a snippet does get (runner.ENVIRONMENT) keys its run: changed, the run
+    is not taken from the cache, and the worker gets the new value."""
+    monkeypatch.setenv("SECRET_TOKEN", "s3cr3t")
+    monkeypatch.setenv("TZ", "UTC")
+    (tmp_path / "snippets").mkdir()
+    runner = Runner(Settings(tmp_path / "snippets", tmp_path / "cache", preload=()))
+    try:
+        path = snippet(tmp_path, "environment.py", "import os\nprint(os.environ.get('SECRET_TOKEN'), os.environ['TZ'])\n")
+        assert runner.run(path).stdout == "None UTC\n"
+        assert runner.run(path).cached
+        monkeypatch.setenv("TZ", "Europe/Paris")
+        again = runner.run(path)
+        assert not again.cached and again.stdout == "None Europe/Paris\n"
+    finally:
+        runner.close()
+
+
 def test_control_characters_are_shown_escaped_on_the_page(engine, tmp_path):
     path = snippet(tmp_path, "controls.py", r"""print("nul\x00 bell\x07 title\x1b]0;hi\x07 tab\tend")""" + "\n")
     result = engine.run(path)

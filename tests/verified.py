@@ -1,6 +1,7 @@
 """What a test proved about a run, kept under the key of what ran, in .cache/tests/: the program's
 text, the code of the engine that runs it (runner.fingerprint: the worker, the capture, the kinds,
-autograd_steps), the versions of the packages that shape its output, and Python. A run whose key is
+autograd_steps), the versions of the packages that shape its output, Python, and what a snippet gets
+of the environment (runner.ENVIRONMENT). A run whose key is
 kept is not run again, in this test run (another pytest-xdist worker made it) or a later one, until
 one of those changes. Only runs that succeeded, read no project file and started no program are
 kept: anything else runs each time."""
@@ -14,7 +15,7 @@ from pathlib import Path
 from conftest import ROOT, engine_settings
 
 from snippet_engine.cache_file import CacheFolder, entry_key
-from snippet_engine.runner import Result, fingerprint
+from snippet_engine.runner import Result, fingerprint, snippet_environment
 
 STORE = ROOT / ".cache" / "tests"
 # What a program can read of where it runs: its file, its name, its lines, its frames, its folder;
@@ -37,7 +38,8 @@ def program(code):
 
 def key(kind, content, *more):
     settings = engine_settings().settings(ROOT)
-    return entry_key(kind, content, fingerprint(settings.packages), settings.timeout, settings.output_limit, *more)
+    return entry_key(kind, content, fingerprint(settings.packages), snippet_environment(), settings.timeout,
+                     settings.output_limit, *more)
 
 
 def once(kind, content, make, *more):

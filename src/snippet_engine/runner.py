@@ -43,6 +43,13 @@ from snippet_engine.cache_file import CacheFolder, code_digest, entry_key, sourc
 from snippet_engine.shapes import Failure, LineOutput, Reply, Request, Settings, failure
 
 log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build log shows it
+# The variables of the build's environment that a snippet gets, when set: where programs and
+# libraries are, the user and their home, language and time zone, the terminal, the GPUs to
+# use, the threads of torch's pools, and where torch.compile keeps its cache. Nothing else (a
+# token in the environment of a CI job never reaches a page); what they hold is part of every
+# run's key (`Runner.result_key`), and a worker started with other values is started again.
+ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "LD_LIBRARY_PATH",
+               "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OMP_WAIT_POLICY", "TORCHINDUCTOR_CACHE_DIR")
 RUNS = (snippet_worker, capture, kinds, render, autograd_steps)  # the code that runs a snippet and captures its outputs
 
 
@@ -52,6 +59,10 @@ class Fingerprint(TypedDict):
     python: str
     packages: dict[str, str | None]  # None: not installed
     gpu: bool
+
+
+def snippet_environment() -> dict[str, str]:
+    return {name: os.environ[name] for name in ENVIRONMENT if name in os.environ}
 
 
 @dataclass
@@ -140,6 +151,7 @@ class Worker:
         self.tmp: str | None = None  # the worker's temporary folder, and its snippets'
         self.preload = preload  # what it imports when it starts
         self.imported: tuple[str, ...] = ()  # what the running one imported
+        self.environment: dict[str, str] = {}  # what the running one got of the environment
         self.lock = threading.Lock()
 
     def start(self) -> subprocess.Popen[str]:
@@ -156,8 +168,9 @@ class Worker:
         with contextlib.suppress(OSError):  # without the link (a file in its way), the headers are compiled here
             os.makedirs(cache, exist_ok=True)
             os.symlink(cache, os.path.join(self.tmp, os.path.basename(cache)))
-        self.imported = self.preload
-        env = {"TORCHINDUCTOR_CACHE_DIR": cache, "OMP_WAIT_POLICY": "PASSIVE", **os.environ, "MPLBACKEND": "Agg", "TMPDIR": self.tmp}
+        self.imported, self.environment = self.preload, snippet_environment()
+        env = {"TORCHINDUCTOR_CACHE_DIR": cache, "OMP_WAIT_POLICY": "PASSIVE", **self.environment, "MPLBACKEND": "Agg",
+               "TMPDIR": self.tmp}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "snippet_engine.worker", *self.preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True, env=env, start_new_session=True,
@@ -166,8 +179,10 @@ class Worker:
 
     def ready(self) -> subprocess.Popen[str]:
         """The worker, started if it is not running. One that died while idle leaves its folder
-        and session behind; one that imported less than it is now asked to is started again with more."""
-        if self.proc is None or self.proc.poll() is not None or not set(self.preload) <= set(self.imported):
+        and session behind; one that imported less than it is now asked to is started again with
+        more, and one that got other values of the environment (`ENVIRONMENT`) with these."""
+        if (self.proc is None or self.proc.poll() is not None or not set(self.preload) <= set(self.imported)
+                or self.environment != snippet_environment()):
             self.close()
             self.start()
         assert self.proc is not None
@@ -446,7 +461,7 @@ class Runner:
     def result_key(self, path: Path, options: frozenset[str], source: str | None) -> str:
         """The cache key of a snippet's run, given the digest of its code (`source`)."""
         relative = path.relative_to(self.root).as_posix()
-        return entry_key(relative, source, fingerprint(self.settings.packages), sorted(options),
+        return entry_key(relative, source, fingerprint(self.settings.packages), snippet_environment(), sorted(options),
                          self.settings.output_limit)
 
     def load(self, key: str, source: str | None) -> Result | None:
