@@ -23,6 +23,7 @@ from snippet_engine.kinds.steps import STEPS
 from snippet_engine.plugin import list_notebooks
 
 SITE_URL = yaml.safe_load((ROOT / "mkdocs.yml").read_text()).get("site_url")
+NUMBERS = dict(enumerate(["No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"]))
 FILE_NAME = re.compile(r"^'[\w.-]+\.\w+'$")  # what Jupyter shows of a returned file name
 # What runs a notebook besides the engine's code and packages (verified.key).
 KERNEL = verified.versions("nbclient", "nbformat", "ipykernel", "ipython", "jupyter_client")
@@ -304,7 +305,10 @@ def test_the_install_cell_installs_the_sites_wheel_where_a_cell_shows_a_step_thr
     with pytest.raises(RuntimeError, match=f"download {re.escape(name)} from the site's downloads/ folder into"):
         pip_installs(install, monkeypatch)
     (tmp_path / name).write_bytes((built_site / "downloads" / name).read_bytes())
-    assert pip_installs(install, monkeypatch)[-1] == [sys.executable, "-m", "pip", "install", name]
+    assert pip_installs(install, monkeypatch)[-1] == [sys.executable, "-m", "pip", "install", "--no-deps", name]
+    assert any(r.startswith("pygments") for r in metadata.requires("ipython")), "what --no-deps leaves out comes with Jupyter"
+    page = " ".join((ROOT / "docs" / "notebooks.md").read_text().split())
+    assert f"{NUMBERS[len(with_steps)]} notebooks show a step-through" in page
 
 
 LINK = re.compile(r"(?<!!)\[(?:[^\[\]]|\[[^\]]*\])*\]\(((?:[^()\s]|\([^()\s]*\))+)\)")
@@ -408,6 +412,7 @@ def test_on_a_published_site_a_notebook_links_its_pages_and_installs_autograd_st
     assert "[the home page](https://example.org/book/)" in "".join(c.source for c in b.cells if c.cell_type == "markdown")
     install, cell = code_cells(a)
     assert f'WHEEL = "https://example.org/book/downloads/{wheel.filename()}"' in install.source
+    assert '"pip", "install", "--no-deps", WHEEL]' in install.source
     assert "show_backward(out)  # out.backward(), shown step by step" in cell.source
     assert steps(cell) and not steps(code_cells(b)[1]), "b's block is no step-through: its cell shows none"
     assert "WHEEL" not in code_cells(b)[0].source and "show_backward" not in code_cells(b)[1].source

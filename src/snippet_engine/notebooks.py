@@ -157,17 +157,19 @@ if missing:
 """
 STEPS_FROM_SITE = """
 # The step-through cells call `show_backward`, from the site's package `autograd_steps`:
-# where it is missing, it is installed from the published site.
+# where it is missing, it is installed from the published site, without its dependencies
+# (torch, installed above, and pygments, which comes with Jupyter): pip changes nothing else.
 from importlib import util
 
 WHEEL = {wheel}
 if util.find_spec("autograd_steps") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", WHEEL], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", WHEEL], check=True)
 """
 STEPS_FROM_FILE = """
 # The step-through cells call `show_backward`, from the site's package `autograd_steps`. Where
 # it is missing, download {name} from the site's downloads/
-# folder into the folder of this notebook: this cell installs it from there.
+# folder into the folder of this notebook: this cell installs it from there, without its
+# dependencies (torch, installed above, and pygments, which comes with Jupyter).
 import os
 from importlib import util
 
@@ -176,7 +178,7 @@ if util.find_spec("autograd_steps") is None:
     if not os.path.exists(WHEEL):
         raise RuntimeError(f"show_backward needs the package autograd_steps: download {{WHEEL}} from the "
                            f"site's downloads/ folder into {{os.getcwd()}}, then run this cell again")
-    subprocess.run([sys.executable, "-m", "pip", "install", WHEEL], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", WHEEL], check=True)
 """
 TOOL = """
 # Some outputs need the program `{tool}`, which pip does not install.
