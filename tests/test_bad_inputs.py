@@ -503,6 +503,20 @@ def test_an_invalid_setting_is_a_config_error_naming_it(project, setting, value)
     assert "Aborted with a configuration error!" in done.stdout
 
 
+@pytest.mark.parametrize("module", ["no_such_module", "torch.no_such_module", "no_such_package.module"])
+def test_a_preload_module_that_cannot_be_imported_is_a_config_error_naming_it(project, module):
+    """Refused at start-up, in a build of one page without snippets too; not "the snippet worker
+    died twice" in a larger build, once a worker starts."""
+    project.write("docs/index.md", "# Page\n")
+    config = yaml.safe_load((project.root / "mkdocs.yml").read_text())
+    next(p for p in config["plugins"] if isinstance(p, dict) and "snippets" in p)["snippets"]["preload"] = ["json", module]
+    (project.root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert f"option 'preload': no module named {module!r} can be imported" in done.stderr, done.stderr
+    assert "Aborted with a configuration error!" in done.stdout
+
+
 def test_a_page_with_front_matter_is_named_at_the_lines_of_its_file(project):
     """Lines count from the top of the file, front matter included; the notebook holds none of it."""
     project.write("snippets/fails.py", "print('ran')\nraise ValueError('bad')\n")

@@ -23,6 +23,7 @@ MkDocs keeps a plugin across serve rebuilds, and `on_shutdown` stops it.
 
 import atexit
 import html
+import importlib.util
 import itertools
 import logging
 import os
@@ -82,6 +83,25 @@ class AtLeast(c.Type[int]):
         return number
 
 
+class Modules(c.ListOfItems[str]):
+    """Names of modules that can be imported: a config error at start-up names one that cannot,
+    whatever the build (a worker would fail on it only when started, after the first snippets)."""
+
+    def __init__(self, default: list[str]) -> None:
+        super().__init__(c.Type(str), default=default)
+
+    def run_validation(self, value: object) -> list[str]:
+        names = super().run_validation(value)
+        for name in names:
+            try:
+                found = importlib.util.find_spec(name)
+            except (ImportError, ValueError):  # a package above it is missing, or the name is not one
+                found = None
+            if found is None:
+                raise ValidationError(f"no module named {name!r} can be imported by this Python ({sys.executable})")
+        return names
+
+
 class SnippetsConfig(base.Config):
     snippets_dir = c.Type(str, default="snippets")
     """Folder of the runnable examples, relative to mkdocs.yml."""
@@ -93,7 +113,7 @@ class SnippetsConfig(base.Config):
     """Seconds a snippet may run before it is stopped and reported."""
     output_limit = AtLeast(1, default=Settings.output_limit)
     """Characters of a snippet's printed output kept: the first and last half, the cut said."""
-    preload = c.ListOfItems(c.Type(str), default=list(Settings.preload))
+    preload = Modules(default=list(Settings.preload))
     """Modules the worker imports once, so that each snippet starts warm."""
     fingerprint_packages = c.ListOfItems(c.Type(str), default=list(Settings.packages))
     """Packages whose versions are part of every cache key."""
