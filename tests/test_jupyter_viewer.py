@@ -8,7 +8,7 @@ import re
 import nbformat
 import pytest
 import torch
-from browsing import SHOTS, STEP_ON_SCREEN
+from browsing import AT_REST, SHOTS, STEP_ON_SCREEN
 from nbclient import NotebookClient
 
 from autograd_steps import Viewer, show_backward
@@ -318,6 +318,9 @@ def test_jupyterlab_shows_a_real_model_legibly(name, jupyterlab, browser):
     assert step > 0
     smallest.click()
     assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {step + 1} of {len(data['steps'])}"
+    # The graph scrolls to the step's node smoothly (this browser does not ask for reduced motion):
+    # measured once it is at rest, however long a loaded machine takes to get there.
+    figure.locator(".snippet-steps__graph svg").first.evaluate(AT_REST)
     shown = figure.evaluate(STEP_ON_SCREEN)
     assert shown["wrong"] == [] and shown["nodes"] == 1, shown
     SHOTS.mkdir(parents=True, exist_ok=True)
