@@ -36,7 +36,8 @@ def test_a_click_or_the_enter_key_opens_a_graph_full_size(browser, urls, javascr
     assert link.get_by_text("Open full size").is_visible()
     assert link.evaluate("a => a.tabIndex") == 0, "reached with the Tab key"
     assert link.evaluate("a => a.scrollWidth > a.clientWidth"), "wider than a phone: it scrolls in its box"
-    natural, shown = link.locator("img").evaluate("i => i.naturalWidth"), page.url
+    # The image loads as it comes near the screen (loading="lazy"): its width once it has loaded.
+    natural, shown = link.locator("img").evaluate("i => i.decode().then(() => i.naturalWidth)"), page.url
     press(link)
     check_opened_full_size(page, natural)
     page.goto(shown)

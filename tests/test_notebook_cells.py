@@ -184,5 +184,5 @@ def test_the_install_cell_installs_autograd_steps_from_the_published_site_where_
     assert commands == [], "autograd_steps is importable here"
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     exec(source, {})
-    assert commands == [[sys.executable, "-m", "pip", "install", url]]
+    assert commands == [[sys.executable, "-m", "pip", "install", "--no-deps", url]]
     assert "autograd_steps" not in notebooks.install_cell({"torch": None}, [notebooks.code_cell("x = 1")], url)["source"]
