@@ -94,6 +94,18 @@ def test_the_pages_are_numbered_through_the_book_and_none_is_blank(book):
     assert [n + 1 for n, t in enumerate(texts) if len(t.split()) < 2] == [], "pages holding only their number"
 
 
+def test_no_page_holds_only_a_heading_or_the_title_of_a_fold(book):
+    """A heading or a fold's title (a solution's "Solution") keeps the first lines under it on
+    its page (site.css's print rules): no page of the PDF holds one alone."""
+    site, pdf = book
+    printed = soup(site / "print.html").select_one("article")
+    titles = {words(t.get_text()) for t in printed.select("h1, h2, h3, h4, h5, h6, summary, .admonition-title")}
+    assert "Solution" in titles
+    _, texts = pdf_pages(pdf)
+    alone = [(n, words(t).split(" ", 1)[-1]) for n, t in enumerate(texts, 1) if words(t).split(" ", 1)[-1] in titles]
+    assert alone == [], "pages holding only a title"
+
+
 def test_the_title_page_says_what_the_book_is_and_its_torch(book):
     reader = PdfReader(book[1])
     title = words(reader.pages[0].extract_text()).removeprefix("1 ")
