@@ -17,7 +17,7 @@ from concurrent.futures import Future
 from concurrent.futures import wait as wait_for
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
@@ -45,11 +45,19 @@ class Snippet:
     cache: PageCache
     made: bool = False  # programs were made that the cache does not have yet
     running: bool = False  # still running (`mkdocs serve`): no outputs yet
+    data: Any = field(init=False, default=None)  # the values of the data file it read, which its copies hold
+
+    def __post_init__(self) -> None:
+        """The data file read once; one that is not JSON is the snippet's failure (its outputs kept)."""
+        try:
+            self.data = standalone.data_values(self.result.deps) if self.path.suffix == ".py" else None
+        except ValueError as err:  # UnicodeDecodeError too
+            if not self.result.error:
+                self.result = replace(self.result, error=failure("DataError", unreadable(self.result.deps, self.project, err)))
 
     @functools.cached_property
     def source(self) -> standalone.Source:
-        data = standalone.data_values(self.result.deps) if self.path.suffix == ".py" else None
-        return standalone.Source(self.path, self.project, data)
+        return standalone.Source(self.path, self.project, self.data)
 
     @functools.cached_property
     def made_from(self) -> str:
@@ -113,7 +121,7 @@ class Build:
         if path not in self.snippets:
             future = self.started.pop(path, None)
             result = self.runner.wait(future) if future else self.runner.run(path)
-            self.snippets[path] = Snippet(path, as_shown(result, self.project), self.project, self.cache)
+            self.snippets[path] = Snippet(path, as_shown(result), self.project, self.cache)
         return self.snippets[path]
 
     def result(self, path: Path) -> Result:
@@ -205,7 +213,7 @@ class Build:
             self.snippet(path)
         for snippet in self.snippets.values():
             if not snippet.running:  # a snippet may write another after that one's page was made
-                snippet.result = as_shown(snippet.result, self.project)
+                snippet.result = as_shown(snippet.result)
         for chapter in self.chapters.values():
             self.check(chapter)
         for uri in self.notebooks:
@@ -236,7 +244,7 @@ class Build:
         self.running = [future for future, _ in started.values() if not future.done()]
         for path, (future, _) in started.items():
             done = future.done()  # asked once: a run may end between two asks
-            result = as_shown(future.result(), self.project) if done else Result(path, [], 0.0, False)  # no outputs yet
+            result = as_shown(future.result()) if done else Result(path, [], 0.0, False)  # no outputs yet
             self.snippets[path] = Snippet(path, result, self.project, self.cache, running=not done)
 
     def check(self, chapter: Chapter) -> None:
@@ -328,14 +336,18 @@ class Notebook:
     rendered: tuple[str, TableOfContents] | None = None  # the page's (HTML, table of contents) from the cache
 
 
-def as_shown(result: Result, project: Path) -> Result:
-    """The result, or a failure when its snippet's file changed or went since its code ran (its
-    page would show other code than ran), or when the data file it read, whose values its copies
-    hold, is not JSON (its outputs kept)."""
-    if sha256(result.path) != result.source:
-        return changed(result.path)
-    unreadable = None if result.error else standalone.unreadable_data(result.deps, project)
-    return replace(result, error=failure("DataError", unreadable)) if unreadable else result
+def as_shown(result: Result) -> Result:
+    """The result, or a failure when its snippet's file changed or went since its code ran:
+    its page would show other code than ran."""
+    return result if sha256(result.path) == result.source else changed(result.path)
+
+
+def unreadable(deps: list[Path], project: Path, err: ValueError) -> str:
+    """Why the data file a snippet read (`standalone.data_file`) is its failure."""
+    file = standalone.data_file(deps)
+    assert file is not None, "only a file is read"
+    name = file.relative_to(project).as_posix() if file.is_relative_to(project) else str(file)
+    return f"{name} cannot be read as JSON in UTF-8 ({err}); a copy of the snippet holds the values of the data file it reads"
 
 
 def changed_while_built(result: Result) -> bool:

@@ -43,10 +43,10 @@ Modules:
 """
 
 from snippet_engine.standalone.bundle import bundle, requirements
-from snippet_engine.standalone.data import data_values, unreadable_data
+from snippet_engine.standalone.data import data_file, data_values
 from snippet_engine.standalone.source import Inlined, Program, Source, project_module
 from snippet_engine.standalone.statements import Statement
 from snippet_engine.standalone.text import join
 
-__all__ = ["Inlined", "Program", "Source", "Statement", "bundle", "data_values", "join", "project_module",
-           "requirements", "unreadable_data"]
+__all__ = ["Inlined", "Program", "Source", "Statement", "bundle", "data_file", "data_values", "join",
+           "project_module", "requirements"]

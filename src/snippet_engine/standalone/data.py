@@ -103,23 +103,6 @@ def data_file(deps: Iterable[str | Path]) -> Path | None:
 
 
 def data_values(deps: Iterable[str | Path]) -> Any:
-    """The values of `data_file`; None where there is none, or where it is not JSON in UTF-8
-    (the snippet's failure: `unreadable_data`)."""
+    """The values of `data_file` (None where there is none); a ValueError where it is not JSON in UTF-8."""
     file = data_file(deps)
-    try:
-        return json.loads(file.read_text(encoding="utf-8")) if file else None
-    except ValueError:  # UnicodeDecodeError too
-        return None
-
-
-def unreadable_data(deps: Iterable[str | Path], project: Path) -> str | None:
-    """Why the values of `data_file` cannot be read (None where they can, or there is none)."""
-    file = data_file(deps)
-    try:
-        json.loads(file.read_text(encoding="utf-8")) if file else None
-    except ValueError as err:  # UnicodeDecodeError too
-        assert file is not None, "only a file is read"
-        name = file.relative_to(project).as_posix() if file.is_relative_to(project) else str(file)
-        return (f"{name} cannot be read as JSON in UTF-8 ({err}); a copy of the snippet holds the values of the"
-                " data file it reads")
-    return None
+    return json.loads(file.read_text(encoding="utf-8")) if file else None
