@@ -103,11 +103,24 @@ def build_strict(out, env=None):
     return done
 
 
+def published():
+    """The variables `make build` builds the published site with (the Makefile's `build` recipe),
+    their make variables expanded: the paths of the downloads every page's footer links."""
+    makefile = (ROOT / "Makefile").read_text()
+    values = dict(re.findall(r"^(\w+) :?= (\S+)$", makefile, re.M))
+    recipe = re.search(r"^build: .*\n\t(.*)\$\(BIN\)/mkdocs build", makefile, re.M)[1]
+    return {name: re.sub(r"\$\((\w+)\)", lambda m: values[m[1]], value)
+            for name, value in re.findall(r"(\w+)=(\S+)", recipe)}
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
-    """The real site, built with `mkdocs build --strict`."""
+    """The real site as `make build` publishes it (`published`), built with `mkdocs build
+    --strict`, and with the whole book on one page, print.html, which is what PRINT=1 adds to a
+    build (hooks/print_book.py) and `make pdf` prints: one build for the served pages, the links
+    to the downloads and the book."""
     def build(out):
-        done = build_strict(out)
+        done = build_strict(out, env={**published(), "PRINT": "1"})
         assert not re.search(r"^(WARNING|ERROR)", done.stderr, re.M), done.stderr
 
     return built_once(tmp_path_factory, "built-site", build)

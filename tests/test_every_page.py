@@ -321,6 +321,22 @@ def title_close_and_copy_buttons_seen(page, name):
     assert faint == [], f"{name}: copy buttons at contrast {faint}"
 
 
+# Each graph and figure scrolled to, as a reader scrolls (its image loads lazily then), in one
+# round trip for the page: [src, width and height on the page, width of the image loaded (0 where
+# it did not load, or not within 10 s)].
+SCROLLED_TO = """async () => {
+    const found = [];
+    for (const image of document.querySelectorAll('.snippet-graph img, .snippet-figure img')) {
+        image.scrollIntoView({block: 'nearest', behavior: 'instant'});
+        for (const end = performance.now() + 10000; !image.complete && performance.now() < end;)
+            await new Promise(done => setTimeout(done, 20));
+        const box = image.getBoundingClientRect();
+        found.push([image.getAttribute('src'), box.width, box.height, image.naturalWidth]);
+    }
+    return found;
+}"""
+
+
 def test_the_pages_tested_one_by_one_are_the_site(urls):
     assert sorted(urls) == sorted(PAGES)
 
@@ -335,12 +351,9 @@ def test_a_page_at_1280_px_in_light(browser, urls, site_url, subtests, name):
             assert top <= 1.5 * 800, f"the first section starts at {top:.0f} px"
             assert not page.locator(".md-content details.snippet-setup[open]").count()
     with subtests.test("every graph and figure is visible"):
-        for element in page.query_selector_all(".snippet-graph img, .snippet-figure img"):
-            element.scroll_into_view_if_needed()
-            box = element.bounding_box()
-            assert box and box["width"] > 20 and box["height"] > 20, f"{name}: an invisible graph or figure"
-            page.wait_for_function("e => e.complete", arg=element)
-            assert element.evaluate("e => e.naturalWidth") > 0, f"{name}: {element.get_attribute('src')}"
+        for src, width, height, natural in page.evaluate(SCROLLED_TO):
+            assert width > 20 and height > 20, f"{name}: an invisible graph or figure {src}"
+            assert natural > 0, f"{name}: {src} did not load"
     with subtests.test("every copy button copies its block's runnable copy"):
         # What the build wrote for the block, which test_copies.py runs alone and compares with what it shows.
         for code, clipboard, _ in copy_with_buttons(page):

@@ -5,7 +5,7 @@ import re
 
 import pytest
 from browsing import SHOTS
-from conftest import CHAPTERS, build_strict, built_once
+from conftest import CHAPTERS, build_strict, built_once, published
 
 
 @pytest.fixture(scope="session")
@@ -95,9 +95,12 @@ def test_math_graphs_figures_and_the_viewer_work_from_disk(browser, offline_site
     page.context.close()
 
 
-def test_the_served_build_keeps_folder_urls_and_links_the_copy_when_make_build_makes_it(built_site, tmp_path):
-    out = tmp_path / "site"
-    build_strict(out, env={"OFFLINE_DOWNLOAD": "downloads/autograd-inside-out.zip"})
-    assert (out / "autograd_basics" / "index.html").is_file()
-    for page in [out / "index.html", out / "gpu" / "index.html"]:
-        assert re.search(r'<a href="(\.\./)?downloads/autograd-inside-out\.zip" download>', page.read_text()), page
+def test_the_published_site_keeps_folder_urls_and_links_the_copy_and_the_pdf(built_site):
+    """The site as `make build` builds it (conftest.published): served, its pages keep folder URLs,
+    and every page's footer links the copy to read from disk and the PDF."""
+    assert published() == {"OFFLINE_DOWNLOAD": "downloads/autograd-inside-out.zip",
+                           "PDF_DOWNLOAD": "downloads/autograd-inside-out.pdf"}
+    assert (built_site / "autograd_basics" / "index.html").is_file()
+    for page in [built_site / "index.html", built_site / "gpu" / "index.html"]:
+        for download in ("autograd-inside-out.zip", "autograd-inside-out.pdf"):
+            assert re.search(rf'<a href="(\.\./)?downloads/{re.escape(download)}" download>', page.read_text()), page

@@ -16,7 +16,7 @@ import pypdfium2
 import pytest
 import yaml
 from browsing import SHOTS
-from conftest import ROOT, build_strict, built_once, nav_pages, soup
+from conftest import ROOT, built_once, nav_pages, soup
 from pypdf import PdfReader
 
 spec = importlib.util.spec_from_file_location("print_book", ROOT / "hooks" / "print_book.py")
@@ -28,15 +28,14 @@ SITE_URL = CONFIG.get("site_url")
 
 @pytest.fixture(scope="session")
 def book(tmp_path_factory, built_site):
-    """The print build and its PDF; built after the site, whose snippets' runs fill the cache it reads."""
-    def build(site):
-        build_strict(site, env={"PRINT": "1"})
-        printed = subprocess.run([sys.executable, ROOT / "hooks" / "print_book.py", site / "print.html",
-                                  site / "book.pdf"], capture_output=True, text=True, timeout=900)
+    """The site's print.html (conftest.built_site builds it) and its PDF, printed as `make pdf` does."""
+    def build(folder):
+        folder.mkdir()
+        printed = subprocess.run([sys.executable, ROOT / "hooks" / "print_book.py", built_site / "print.html",
+                                  folder / "book.pdf"], capture_output=True, text=True, timeout=900)
         assert printed.returncode == 0, printed.stderr
 
-    site = built_once(tmp_path_factory, "print", build)
-    return site, site / "book.pdf"
+    return built_site, built_once(tmp_path_factory, "book", build) / "book.pdf"
 
 
 def words(text):
