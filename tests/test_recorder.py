@@ -72,6 +72,27 @@ def test_a_summary_is_computed_in_the_tensors_dtype_with_one_transfer(monkeypatc
     assert calls == [3, 5]
 
 
+# Gradients at the edges of their dtype's range, where squaring overflows or underflows: fp16
+# from 256 up (a loss scaler's gradients), bf16 and fp32 from 1e19 up and under 1e-19, fp64 at 1e±154.
+EDGES = [(torch.float16, 60000.0), (torch.float16, 300.0), (torch.float16, 1e-6), (torch.bfloat16, 1e30),
+         (torch.bfloat16, 1e-30), (torch.float32, 1e-24), (torch.float32, 1.6e-22), (torch.float32, 1e30),
+         (torch.float64, 1e-200), (torch.float64, 1e200)]
+
+
+@pytest.mark.parametrize(("dtype", "value"), EDGES, ids=[f"{d}-{v:g}".removeprefix("torch.") for d, v in EDGES])
+def test_a_norm_is_right_at_the_edges_of_its_dtypes_range(dtype, value):
+    grad = torch.full((1000,), value, dtype=dtype)
+    grad[::2] *= -0.5
+    true = math.hypot(*grad.tolist())
+    found = summary(grad)
+    shown = found["text"].split(", ")[1]  # "norm 6e+05"
+    assert found["norm"] == pytest.approx(true, rel=1e-2) and float(shown.removeprefix("norm ")) == pytest.approx(true, rel=1e-2)
+    several = summary(torch.cat([grad, grad.new_tensor([math.nan, math.inf])]))
+    assert several["norm"] == pytest.approx(true, rel=1e-2) and (several["nan"], several["inf"]) == (1, 1)
+    small = summary(grad[:4])
+    assert small["norm"] == pytest.approx(math.hypot(*grad[:4].tolist()))
+
+
 def test_a_sparse_gradient_is_summarized_by_its_values_and_leaves_the_same_gradients(shown):
     torch.manual_seed(0)
     emb, head = nn.Embedding(10, 3, sparse=True), nn.Linear(3, 1)

@@ -856,7 +856,7 @@ def small(values: Any, shape: list[int], dtype: str) -> Summary:
     exact = "complex" not in dtype and len(finite) == len(flat)  # JSON has no NaN or inf: the text shows them
     return {"shape": shape, "values": values if exact else None, "text": nested_text(values),
             "nan": sum(map(math.isnan, flat)), "inf": sum(map(math.isinf, flat)),
-            "norm": math.sqrt(sum(v * v for v in finite)), "min": min(finite, default=None),
+            "norm": math.hypot(*finite), "min": min(finite, default=None),
             "max": max(finite, default=None), "dtype": dtype, "layout": "strided"}
 
 
@@ -865,18 +865,37 @@ def flatten(values: float | complex | list[Any]) -> list[Any]:
 
 
 def statistics(values: torch.Tensor) -> tuple[int, int, float, float | None, float | None]:
-    """(NaN count, inf count, norm, min, max) of the finite values of a real tensor (not copied)."""
+    """(NaN count, inf count, norm, min, max) of the finite values of a real tensor: computed where
+    it is, in its dtype, with no copy of it in a wider one; the norm scaled by the largest |value|
+    (`scaled_norm`), so that it neither overflows nor underflows at the edges of the dtype's range."""
     if values.numel() == 0:
         return 0, 0, 0.0, None, None
-    norm, least, most = torch.stack([torch.linalg.vector_norm(values), *torch.aminmax(values)]).tolist()
-    if math.isfinite(norm):
-        return 0, 0, norm, least, most
+    least, most = torch.aminmax(values)
+    norm, low, high = torch.stack([scaled_norm(values, least, most), least, most]).tolist()
+    if math.isfinite(norm) and math.isfinite(low) and math.isfinite(high):
+        return 0, 0, norm * scale(low, high), low, high
     finite = torch.isfinite(values)
-    results = [torch.isnan(values).sum(), finite.sum(), torch.linalg.vector_norm(torch.where(finite, values, 0)),
-               torch.where(finite, values, math.inf).amin(), torch.where(finite, values, -math.inf).amax()]
-    nan, kept, norm, least, most = torch.stack([r.to(torch.float64) for r in results]).tolist()
+    least, most = torch.where(finite, values, math.inf).amin(), torch.where(finite, values, -math.inf).amax()
+    results = [torch.isnan(values).sum(), finite.sum(), scaled_norm(torch.where(finite, values, 0), least, most),
+               least, most]
+    nan, kept, norm, low, high = torch.stack([r.to(torch.float64) for r in results]).tolist()
     inf = values.numel() - int(nan) - int(kept)
-    return int(nan), inf, norm, least if kept else None, most if kept else None
+    return int(nan), inf, norm * scale(low, high), low if kept else None, high if kept else None
+
+
+def scale(least: float, most: float) -> float:
+    """What `scaled_norm` divides by: the largest |value|, or 1 where that is 0 or not finite."""
+    largest = max(abs(least), abs(most))
+    return largest if 0 < largest < math.inf else 1.0
+
+
+def scaled_norm(values: torch.Tensor, least: torch.Tensor, most: torch.Tensor) -> torch.Tensor:
+    """The norm of `values` (their range [least, most], on their device) divided by `scale`: the
+    squares of the scaled values are at most 1 and those that matter are not tiny, in any dtype
+    (fp16 squares overflow from 256, fp32's underflow below 1e-19), as robust norm routines do."""
+    largest = torch.maximum(least.abs(), most.abs())
+    largest = torch.where((largest > 0) & (largest < math.inf), largest, torch.ones_like(largest))
+    return torch.linalg.vector_norm(values / largest)
 
 
 def received(grads: Sequence[torch.Tensor | None],
@@ -891,7 +910,7 @@ def received(grads: Sequence[torch.Tensor | None],
     return {"shape": None, "values": None,
             "text": "; ".join(f"output {i}: {p['text'] if p else 'None'}" for i, p in enumerate(parts)),
             "nan": sum(p["nan"] for p in known), "inf": sum(p["inf"] for p in known),
-            "norm": math.sqrt(sum(p["norm"] ** 2 for p in known)),
+            "norm": math.hypot(*(p["norm"] for p in known)),
             "min": min(lows, default=None), "max": max(highs, default=None),
             "dtype": known[0]["dtype"] if known else "", "layout": known[0]["layout"] if known else ""}
 
