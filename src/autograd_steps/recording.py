@@ -895,7 +895,8 @@ def scaled_norm(values: torch.Tensor, least: torch.Tensor, most: torch.Tensor) -
     (fp16 squares overflow from 256, fp32's underflow below 1e-19), as robust norm routines do."""
     largest = torch.maximum(least.abs(), most.abs())
     largest = torch.where((largest > 0) & (largest < math.inf), largest, torch.ones_like(largest))
-    return torch.linalg.vector_norm(values / largest)
+    norm: torch.Tensor = torch.linalg.vector_norm(values / largest)
+    return norm
 
 
 def received(grads: Sequence[torch.Tensor | None],
