@@ -14,7 +14,7 @@ import pytest
 import torch
 from torch import nn
 
-from autograd_steps import save_html, show_backward, step_through
+from autograd_steps import save_html, show_backward, step_through, watch_forward
 from autograd_steps.recording import FAR, MAX_NODES, Recording, summary
 
 
@@ -418,8 +418,54 @@ def test_the_first_nan_of_a_real_model_is_found(name, shown):
     steps = data(shown)
     first = steps["jumps"]["nonfinite"]
     assert first is not None and steps["nodes"][steps["steps"][first]["node"]]["label"] == "Poison (custom)"
+    assert steps["jumps"]["origin"] == "backward"
     assert all(s["received"]["nan"] == 0 for s in steps["steps"][:first + 1])
     assert steps["steps"][first]["sent"][0]["grad"]["nan"] == 1
+
+
+class Syncs(torch.utils._python_dispatch.TorchDispatchMode):
+    """The operations that copy a value to Python (and wait for the device to compute it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.found = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func in (torch.ops.aten._local_scalar_dense.default, torch.ops.aten.is_nonzero.default):
+            self.found.append(func)
+        return func(*args, **(kwargs or {}))
+
+
+def test_a_nan_made_in_the_forward_pass_of_a_real_model_is_found_where_it_was_made(shown):
+    """The square root of a negative in the third layer of a 6-layer encoder: First NaN/inf goes
+    to its SqrtBackward0, in that layer, not to the loss; watch_forward's checks wait for nothing
+    in the forward pass and are read in one transfer."""
+    torch.manual_seed(0)
+    model, x = encoder()
+    model.layers[2].linear2.register_forward_hook(lambda module, args, out: torch.sqrt(out))
+    with Syncs() as syncs, watch_forward():
+        loss = model(x).pow(2).mean()
+    assert syncs.found == [] and torch.isnan(loss)
+    step_through(loss)
+    steps = data(shown)
+    first, origin = steps["jumps"]["nonfinite"], steps["jumps"]["origin"]
+    node = steps["nodes"][steps["steps"][first]["node"]]
+    assert (origin, node["label"], node["made_nonfinite"]) == ("forward", "SqrtBackward0", True)
+    assert node["module"].startswith("model.layers.2") and first > 10
+    made_before = [n for n in steps["nodes"] if n["made_nonfinite"] is not None and n["id"] < node["id"]]
+    assert len(made_before) > 20 and not any(n["made_nonfinite"] for n in made_before)
+    assert all(n["made_nonfinite"] is None for n in steps["nodes"] if n["kind"] == "leaf")
+
+
+def test_a_model_without_nan_has_every_checked_result_finite(shown):
+    torch.manual_seed(0)
+    model, x = cnn()
+    with watch_forward():
+        loss = model(x).pow(2).mean()
+    step_through(loss)
+    steps = data(shown)
+    checked = [n["made_nonfinite"] for n in steps["nodes"] if n["made_nonfinite"] is not None]
+    assert len(checked) > 10 and not any(checked) and steps["jumps"]["origin"] is None
 
 
 def test_the_default_limit_admits_a_resnet_style_cnn(shown):

@@ -114,7 +114,8 @@ def with_fields(data, marks=None, modules=None, error=None, saved=None):
     norms = [(s["received"]["norm"], i) for i, s in enumerate(data["steps"]) if s["received"]]
     bad = [i for i, s in enumerate(data["steps"])
            if any(g and g["nan"] + g["inf"] for g in [s["received"], *(x["grad"] for x in s["sent"])])]
-    data["jumps"] = {"nonfinite": bad[0] if bad else None, "largest": max(norms)[1] if norms else None,
+    data["jumps"] = {"nonfinite": bad[0] if bad else None, "origin": "backward" if bad else None,
+                     "largest": max(norms)[1] if norms else None,
                      "smallest": min(norms)[1] if norms else None}
     if error:
         data["error"] = error
@@ -161,7 +162,8 @@ def test_a_node_that_sends_inf_is_marked_in_the_graph_and_the_table(sqrt):
 
 def test_buttons_go_to_the_first_non_finite_and_the_largest_and_smallest_gradient(sqrt):
     page = view.viewer(sqrt, None, None)
-    buttons = dict(re.findall(r'<button type="button" data-jump="[a-z]+" data-step="(\d+)">([^<]+)</button>', page))
+    buttons = dict(re.findall(r'<button type="button" data-jump="[a-z]+" data-step="(\d+)"[^>]*>([^<]+)</button>', page))
+    assert f'data-jump="nonfinite" data-step="{sqrt["jumps"]["nonfinite"]}" title="Made in the backward pass"' in page
     assert buttons == {str(sqrt["jumps"]["nonfinite"]): "First NaN/inf", str(sqrt["jumps"]["largest"]):
                        "Largest gradient", str(sqrt["jumps"]["smallest"]): "Smallest gradient"}
     step = sqrt["steps"][sqrt["jumps"]["nonfinite"]]
@@ -169,7 +171,7 @@ def test_buttons_go_to_the_first_non_finite_and_the_largest_and_smallest_gradien
     assert sent["inf"] > 0 and sent["values"] is None and "inf" in sent["text"], "JSON has no inf: the text shows it"
     finite = {**sqrt, "jumps": {**sqrt["jumps"], "nonfinite": None}}
     assert "First NaN/inf" not in view.viewer(finite, None, None) and "Largest gradient" in view.viewer(finite, None, None)
-    none = {**sqrt, "jumps": {"nonfinite": None, "largest": None, "smallest": None}}
+    none = {**sqrt, "jumps": {"nonfinite": None, "origin": None, "largest": None, "smallest": None}}
     assert "data-jump" not in view.viewer(none, None, None)
 
 

@@ -35,6 +35,10 @@ What is recorded:
   norm and range of the finite ones (`summary`); each node's marks (NaN or
   inf, a norm far below or above what its senders received) and the steps to
   jump to (`Recording.mark`);
+- for the operations run within `watch_forward()`, whether what each returned
+  held NaN or inf (`Results`, checked where the tensor is, without waiting for
+  it): the first NaN or inf is then found where the forward pass made it, at
+  its operation's node, not only where backward first carried one;
 - where backward() raises: the steps until then, the node that raised and
   the forward call that made it, before the exception is raised again.
 
@@ -61,6 +65,7 @@ from typing import Any, Literal, NotRequired, TypedDict, TypeGuard, cast
 
 import torch
 from torch.autograd.graph import Node as Fn
+from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_leaves
 
 STEPS = "application/vnd.snippet.steps+json"
@@ -116,6 +121,8 @@ class Node(TypedDict):
     module: str  # the path of the innermost module whose forward made it ("model.layers.1.self_attn"), or ""
     saved: list[Saved]
     marks: list[Mark]  # what is wrong with the gradients it received or sent (`mark`)
+    made_nonfinite: bool | None  # whether its forward operation returned NaN or inf (None: not checked, made
+    # outside watch_forward, or a leaf)
     attributes: NotRequired[list[Attribute]]  # a custom Function's only (not a compiled region's)
 
 
@@ -172,7 +179,9 @@ class ForwardLine(TypedDict):
 
 class Jumps(TypedDict):
     """Steps to jump to (indexes into "steps"); None where there is none."""
-    nonfinite: int | None  # the first that received or sent NaN or inf
+    nonfinite: int | None  # the step of the node that made the first NaN or inf (`origin`)
+    origin: Literal["forward", "backward"] | None  # the pass that made it: the forward (the node's operation
+    # returned it) or the backward (the node received or sent it first)
     largest: int | None  # the one that received the largest gradient (by its norm)
     smallest: int | None  # the smallest
 
@@ -270,18 +279,41 @@ MODULE = "autograd_steps.module"  # the key in a node's metadata of the path of 
 def watch_forward() -> Iterator[None]:
     """Put around a forward pass in place of `torch.autograd.set_detect_anomaly(True, check_nan=False)`:
     anomaly mode keeps each node's line, and each node made inside a module's forward keeps the
-    path of that module (the innermost one), `model.layers.1.self_attn`, in its metadata under MODULE.
+    path of that module (the innermost one), `model.layers.1.self_attn`, in its metadata under MODULE,
+    and whether what its operation returned holds NaN or inf (`Results`).
     A path starts with the name the calling code gives the outermost module called (`model` of
     `model(x)`; its class's name where no variable holds it), as a parameter's leaf is named."""
     calls = ModuleCalls()
     handles = [torch.nn.modules.module.register_module_forward_pre_hook(calls.enter),
                torch.nn.modules.module.register_module_forward_hook(calls.exit, always_call=True)]
     try:
-        with torch.autograd.set_detect_anomaly(True, check_nan=False):
+        with torch.autograd.set_detect_anomaly(True, check_nan=False), Results():
             yield
     finally:
         for handle in handles:
             handle.remove()
+
+
+RESULTS = "autograd_steps.results"  # the key in a node's metadata of `Results`' checks of what its operation returned
+
+
+class Results(TorchFunctionMode):
+    """Checks what each operation of the forward pass returns, where it is and without waiting for
+    it: for each tensor returned with a node (floating point or complex, dense), a scalar on its
+    device, 0 where the tensor is all finite and NaN where it holds NaN or inf (its range, times 0),
+    kept in the node's metadata under RESULTS. `Recording` reads them all in one transfer per device."""
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        out = func(*args, **(kwargs or {}))
+        if torch.compiler.is_compiling():
+            return out  # traced: a compiled region's node is made when it runs
+        for t in tree_leaves(out):
+            if isinstance(t, torch.Tensor) and t.grad_fn is not None and t.layout == torch.strided \
+                    and not t.is_nested and t.numel() and (t.is_floating_point() or t.is_complex()):
+                values = torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
+                check = torch.stack(torch.aminmax(values)).mul(0).sum()
+                cast(dict[str, Any], t.grad_fn.metadata).setdefault(RESULTS, []).append(check)
+        return out
 
 
 class Call(TypedDict):
@@ -380,6 +412,7 @@ class Recording:
         self.edges: list[Edge] = []
         self.visit(output.grad_fn, leaf_names, caller, max_nodes)
         self.place_leaves(path, self.nodes[0]["line"])
+        self.read_results()
         self.nodes.sort(key=lambda n: n["sequence"])
         order = {id(n["fn"]): i for i, n in enumerate(self.nodes)}
         for i, node in enumerate(self.nodes):
@@ -392,7 +425,7 @@ class Recording:
         self.steps: list[Step] = []
         self.seen: dict[int, tuple[weakref.ref[torch.Tensor], int, Summary]] = {}  # id(gradient) -> its version, summary
         self.error: Failure | None = None
-        self.jumps: Jumps = {"nonfinite": None, "largest": None, "smallest": None}
+        self.jumps: Jumps = {"nonfinite": None, "origin": None, "largest": None, "smallest": None}
 
     def visit(self, fn: Fn, leaf_names: dict[int, str], caller: str, max_nodes: int) -> None:
         """Every node reachable from `fn`, each once, with its edges; past `max_nodes` nodes, an error."""
@@ -436,11 +469,22 @@ class Recording:
             detail = f"line {lines[-1]}" if lines else ""  # the innermost, which the code panel highlights
         node: RecordedNode = {"fn": fn, "id": -1, "name": name, "sequence": sequence,  # numbered once sorted
                               "saved": saved(fn), "kind": kind, "label": label, "detail": detail, "where": where,
-                              "lines": lines, "line": line, "marks": [],
+                              "lines": lines, "line": line, "marks": [], "made_nonfinite": None,
                               "module": cast(dict[str, Any], fn.metadata).get(MODULE, "")}
         if custom:  # what forward kept on ctx besides tensors (ctx.alpha = alpha)
             node["attributes"] = [{"name": k, "value": repr(v)} for k, v in vars(fn).items()]
         return node
+
+    def read_results(self) -> None:
+        """Each node's `made_nonfinite`, from `Results`' checks, read in one transfer per device."""
+        checks: dict[torch.device, list[tuple[RecordedNode, torch.Tensor]]] = {}
+        for node in self.nodes:
+            for check in cast(dict[str, Any], node["fn"].metadata).get(RESULTS, []):
+                checks.setdefault(check.device, []).append((node, check))
+        for found in checks.values():
+            values = torch.stack([check.to(torch.float32) for _, check in found]).tolist()
+            for (node, _), value in zip(found, values):
+                node["made_nonfinite"] = bool(node["made_nonfinite"]) or math.isnan(value)
 
     def place_leaves(self, path: str, before: int | None) -> None:
         """A named leaf's line: the last statement of the file's own code (not inside its functions)
@@ -511,23 +555,28 @@ class Recording:
         for step in self.steps:
             step["contributions"] = [{"edge": e["id"], "grad": sent.get(e["id"])}
                                      for e in self.edges if e["to"] == step["node"] and e["id"] in sent]
+        self.mark()
         for number, step in enumerate(self.steps, 1):
             step["description"] = self.step_text(number, step)
-        self.mark()
 
     def mark(self) -> None:
-        """Each node's marks: "nonfinite" where it received or sent NaN or inf; "vanishing"
+        """Each node's marks: "nonfinite" where it received or sent NaN or inf, or made the first NaN
+        or inf of the forward pass (`forward_origin`), which the jump then goes to; "vanishing"
         ("exploding") where the norm it received is under 1/FAR (over FAR) times the largest
         norm received by the nodes that sent it gradient, all of them finite (the norm of some
         entries says nothing of the others'). The steps to jump to."""
         norms = {s["node"]: s["received"]["norm"] for s in self.steps if finite(s["received"])}
+        origin = self.forward_origin()
+        if origin is not None:
+            self.nodes[self.steps[origin]["node"]]["marks"].append("nonfinite")
+            self.jumps["nonfinite"], self.jumps["origin"] = origin, "forward"
         for index, step in enumerate(self.steps):
             node, got = self.nodes[step["node"]], step["received"]
             grads = [got, *(s["grad"] for s in step["sent"])]
             if any(g and (g["nan"] or g["inf"]) for g in grads) and "nonfinite" not in node["marks"]:
                 node["marks"].append("nonfinite")
                 if self.jumps["nonfinite"] is None:
-                    self.jumps["nonfinite"] = index
+                    self.jumps["nonfinite"], self.jumps["origin"] = index, "backward"
             senders = [norms[self.edges[c["edge"]]["from"]] for c in step["contributions"]
                        if self.edges[c["edge"]]["from"] in norms]
             if finite(got) and senders and len(senders) == len(step["contributions"]):
@@ -538,6 +587,12 @@ class Recording:
         ranked = sorted((s["received"]["norm"], i) for i, s in enumerate(self.steps) if finite(s["received"]))
         if ranked:
             self.jumps["smallest"], self.jumps["largest"] = ranked[0][1], ranked[-1][1]
+
+    def forward_origin(self) -> int | None:
+        """The step of the node made first (the nodes are in the order the forward pass made them)
+        whose operation returned NaN or inf, where backward ran it."""
+        made = next((node["id"] for node in self.nodes if node["made_nonfinite"]), None)
+        return next((i for i, step in enumerate(self.steps) if step["node"] == made), None)
 
     def prehook(self, node: RecordedNode, running: dict[int, Step]) -> Callable[[Grads], None]:
         def hook(grad_outputs: Grads) -> None:
@@ -615,6 +670,9 @@ class Recording:
             text += f"; its backward reads {', '.join(kept)}" if kept else ""
         sent = self.sent_text(step, " to ")
         text += f", and sends {'; '.join(sent)}." if sent else "."
+        if self.jumps["origin"] == "forward" and self.jumps["nonfinite"] == number - 1:
+            where = f", in {node['module']}," if node["module"] else ""
+            text += f" The forward pass made the first NaN or inf here: this node's operation{where} returned it."
         if self.error and self.error["step"] == number - 1:
             text += f" Here backward() raised: {self.error['message']}"
         return text
@@ -669,6 +727,12 @@ class Recording:
                 parts = [(c[k] if k < len(c) else "").ljust(w) for c, w in zip(cells, widths)]
                 lines.append("  ".join(parts).rstrip())
         notes = [self.note()] if self.note() else []
+        first = self.jumps["nonfinite"]
+        if first is not None:
+            node = self.nodes[self.steps[first]["node"]]
+            module = f", in {node['module']}" if node["module"] else ""
+            notes.append(f"The first NaN or inf was made in the {self.jumps['origin']} pass: step {first + 1}, "
+                         f"{self.node_text(node['id'])}{self.line_text(node)}{module}.")
         if self.error:
             at = self.error["step"]
             place = f"at step {at + 1}, {self.node_text(self.steps[at]['node'])}" if at is not None else "before any step"
@@ -702,7 +766,8 @@ def public(node: RecordedNode) -> Node:
     """A node as the data has it: without its grad_fn and its place in the forward pass."""
     found: Node = {"id": node["id"], "name": node["name"], "kind": node["kind"], "label": node["label"],
                    "detail": node["detail"], "line": node["line"], "lines": node["lines"], "where": node["where"],
-                   "module": node["module"], "saved": node["saved"], "marks": node["marks"]}
+                   "module": node["module"], "saved": node["saved"], "marks": node["marks"],
+                   "made_nonfinite": node["made_nonfinite"]}
     if "attributes" in node:
         found["attributes"] = node["attributes"]
     return found

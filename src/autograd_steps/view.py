@@ -128,12 +128,14 @@ def tools_html(steps: Data) -> str:
 
 
 def jumps_html(steps: Data) -> str:
-    """Buttons that go to the step of the first non-finite gradient, of the largest and of the
-    smallest: each only where the recording has that step."""
+    """Buttons that go to the step of the first non-finite value (its title says which pass made
+    it), of the largest gradient and of the smallest: each only where the recording has that step."""
     jumps = steps["jumps"]
     found = [("nonfinite", jumps["nonfinite"], "First NaN/inf"), ("largest", jumps["largest"], "Largest gradient"),
              ("smallest", jumps["smallest"], "Smallest gradient")]
-    buttons = "".join(f'<button type="button" data-jump="{name}" data-step="{step}">{text}</button>'
+    origin = f' title="Made in the {jumps["origin"]} pass"'
+    buttons = "".join(f'<button type="button" data-jump="{name}" data-step="{step}"'
+                      f'{origin if name == "nonfinite" else ""}>{text}</button>'
                       for name, step, text in found if step is not None)
     return f'<span class="snippet-steps__jumps" role="group" aria-label="Go to">{buttons}</span>' if buttons else ""
 
