@@ -413,15 +413,19 @@ def test_step_through_graphs_are_legible(browser, urls, scheme, width):
 
 
 @pytest.mark.parametrize("n, button, step, node", [(0, "First NaN/inf", 2, "SqrtBackward0"),
-                                                   (1, "Smallest gradient", 9, "AddmmBackward0")])
+                                                   (1, "First NaN/inf", 5, "LogBackward0"),
+                                                   (2, "Smallest gradient", 9, "AddmmBackward0")])
 def test_one_press_finds_the_nan_and_the_vanishing_layer(browser, urls, n, button, step, node):
-    """Debugging gradients: the NaN's first node, and the layer whose gradient vanishes, are one press away."""
+    """Debugging gradients: the NaN's first node (made in the backward pass, and in the forward
+    pass, which the step says), and the layer whose gradient vanishes, are one press away."""
     page = open_page(browser, urls["debugging_gradients"], width=PHONE, height=844, reduced_motion="reduce")
     viewer = page.locator("figure.snippet-steps").nth(n)
     press(viewer.get_by_role("button", name=button, exact=True))
     counter = viewer.locator(".snippet-steps__counter").inner_text()
     assert counter.startswith(f"Step {step} of ")
-    assert viewer.locator("[aria-live=polite]").inner_text().startswith(f"{counter}: {node}")
+    said = viewer.locator("[aria-live=polite]").inner_text()
+    assert said.startswith(f"{counter}: {node}")
+    assert ("The forward pass made the first NaN or inf here" in said) == (node == "LogBackward0"), said
     shown = viewer.evaluate(STEP_ON_SCREEN)
     assert shown["wrong"] == [] and shown["lines"] and shown["nodes"], shown
     assert page.errors == []

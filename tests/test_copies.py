@@ -21,7 +21,7 @@ from test_standalone import copy_size  # bench/copy_size.py
 
 from snippet_engine import kinds
 from snippet_engine.kinds.warning import WARNING
-from snippet_engine.notebooks import ANOMALY_OFF, ANOMALY_ON, SHOW_BACKWARD
+from snippet_engine.notebooks import SHOW_BACKWARD, WATCH_FORWARD
 from snippet_engine.runner import SnippetError
 
 OUTPUTS = ("snippet-output", "snippet-warning", "snippet-figure", "snippet-graph", "snippet-steps")
@@ -168,9 +168,13 @@ def data_lines(code):
 
 def without_recorder(cell):
     """A notebook's cell as its copy holds it: a step-through's `show_backward(x)` is the
-    `x.backward()` its comment names, and the lines that only serve the recording go."""
+    `x.backward()` its comment names, the lines that only serve the recording go, and the forward
+    pass watched in their `with` block is the block's own code."""
     cell = re.sub(r"^show_backward\(.*\)  # (.*), shown step by step$", r"\1", cell, flags=re.M)
-    return "\n".join(line for line in cell.splitlines() if line not in (SHOW_BACKWARD, ANOMALY_ON, ANOMALY_OFF))
+    if WATCH_FORWARD in cell:
+        before, watched = cell.split(WATCH_FORWARD + "\n")
+        cell = before + re.sub(r"^    ", "", watched, flags=re.M)
+    return "\n".join(line for line in cell.splitlines() if line != SHOW_BACKWARD)
 
 
 @pytest.mark.parametrize("notebooks", [False, True], ids=["chapters", "notebooks"])

@@ -1,5 +1,6 @@
 """notebooks.py in-process: a chapter's cells, the install cell and the .ipynb, from a small chapter."""
 
+import ast
 import dataclasses
 import importlib.util
 import json
@@ -154,27 +155,28 @@ def test_the_setup_cell_imports_each_module_once():
         notebooks.merged_imports(["x = 1"])
 
 
-def test_a_recorded_backward_becomes_show_backward_with_the_forward_pass_under_anomaly_mode(tmp_path):
+def test_a_recorded_backward_becomes_show_backward_with_the_forward_pass_watched(tmp_path):
     (tmp_path / "snippets").mkdir()
     path = tmp_path / "snippets" / "watch.py"
     path.write_text('"""Watch it."""\nimport torch\n\n# a leaf\nx = torch.ones(2, requires_grad=True)\n'
-                    "out = (x * x).sum()\nout.backward(retain_graph=True)\nprint(x.grad)\n")
+                    'note = """two\nlines"""\nout = (x * x).sum()\n\nout.backward(retain_graph=True)\nprint(x.grad)\n')
     watched = parse("w.md", '# W\n\n```python step-through\n--8<-- "watch.py"\n```\n', tmp_path / "snippets")
-    recorded = {"line": 7, "output": {"output_type": "display_data", "data": {STEPS: {}, "text/plain": "steps"}}}
-    results = {path: Result(path, [recorded, output("tensor([2., 2.])\n", 8)], 0.0, True)}
+    recorded = {"line": 10, "output": {"output_type": "display_data", "data": {STEPS: {}, "text/plain": "steps"}}}
+    results = {path: Result(path, [recorded, output("tensor([2., 2.])\n", 11)], 0.0, True)}
     (cell,) = [c for c in notebooks.chapter_cells(watched, results, lambda p: standalone.Source(p, tmp_path))
                if c["cell_type"] == "code"]
     assert cell["source"] == (
-        '"""Watch it."""\nimport torch\nfrom autograd_steps import show_backward\n\n'
-        "torch.autograd.set_detect_anomaly(True, check_nan=False)\n# a leaf\nx = torch.ones(2, requires_grad=True)\n"
-        "out = (x * x).sum()\n"
+        '"""Watch it."""\nimport torch\nfrom autograd_steps import show_backward, watch_forward\n\n'
+        "with watch_forward():  # nodes keep their line and module; a NaN is found where made\n"
+        '    # a leaf\n    x = torch.ones(2, requires_grad=True)\n    note = """two\nlines"""\n    out = (x * x).sum()\n\n'
         "show_backward(out, retain_graph=True)  # out.backward(retain_graph=True), shown step by step\n"
-        "torch.autograd.set_detect_anomaly(False)\nprint(x.grad)")
+        "print(x.grad)")
+    assert "lines" in ast.literal_eval(cell["source"].split("note = ")[1].split("\n    out")[0])
     assert "out.backward(retain_graph=True)\n" in cell["copy"], "a copy on the page is the plain code"
 
 
 def test_the_install_cell_installs_autograd_steps_from_the_published_site_where_it_is_missing(monkeypatch):
-    cells = [notebooks.code_cell("import torch\nfrom autograd_steps import show_backward\nshow_backward(out)")]
+    cells = [notebooks.code_cell(f"import torch\n{notebooks.SHOW_BACKWARD}\nshow_backward(out)")]
     url = ON_A_SITE.url(WHEEL)
     assert url == f"https://example.org/book/{WHEEL}" and LINKS.url(WHEEL) is None
     source = notebooks.install_cell({"torch": None}, cells, url)["source"]

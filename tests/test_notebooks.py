@@ -264,27 +264,27 @@ def test_the_nav_lists_each_notebook_in_the_order_of_its_chapter(built_site):
     assert entries == [{"Notebooks": ["notebooks.md", {"a.ipynb": "notebooks/a.md"}]}]
 
 
-def test_each_step_through_cell_calls_show_backward_with_its_forward_pass_under_anomaly_mode(built_site):
-    """In place of `out.backward()`, `show_backward(out)` with one comment saying so; anomaly mode on
-    from the first line of the forward pass to the backward pass, off again after it."""
+def test_each_step_through_cell_calls_show_backward_with_its_forward_pass_watched(built_site):
+    """In place of `out.backward()`, `show_backward(out)` with one comment saying so; the forward
+    pass, from its first line, in a `with watch_forward():` block that ends just before it."""
     cells = [c for chapter in CHAPTERS for c in code_cells(read(built_site, chapter)) if steps(c)]
-    assert len(cells) == sum(1 for path in RECORDED if path.stem.startswith("watch_")) == 7
+    assert len(cells) == sum(1 for path in RECORDED if path.stem.startswith("watch_")) == 8
     for cell in cells:
         lines = cell.source.splitlines()
         (shown,) = [n for n, line in enumerate(lines) if line.startswith("show_backward(")]
         tensor = re.match(r"show_backward\((\w+)\)", lines[shown])[1]
         assert lines[shown] == f"show_backward({tensor})  # {tensor}.backward(), shown step by step", cell.source
         assert ".backward(" not in cell.source.replace(lines[shown], ""), cell.source
-        assert "from autograd_steps import show_backward" in lines, cell.source
-        on = lines.index("torch.autograd.set_detect_anomaly(True, check_nan=False)")
-        assert lines[shown + 1] == "torch.autograd.set_detect_anomaly(False)", cell.source
-        forward = [line for line in lines[on + 1:shown] if line and not line.startswith(" ")]
-        assert forward and not [line for line in lines[:on] if re.match(r"\w+ = ", line)], cell.source
+        assert "from autograd_steps import show_backward, watch_forward" in lines, cell.source
+        on = lines.index(notebooks.WATCH_FORWARD)
+        block = lines[on + 1:shown]
+        assert block and all(line.startswith("    ") or not line for line in block), cell.source
+        assert not [line for line in lines[:on] if re.match(r"\w+ = ", line)], cell.source
     (basics,) = [c for c in cells if "x = torch.ones(2, 2" in c.source]
     assert "\n".join(basics.source.splitlines()[2:6]) == (
-        "from autograd_steps import show_backward\n\n"
-        "torch.autograd.set_detect_anomaly(True, check_nan=False)\n"
-        "x = torch.ones(2, 2, requires_grad=True)")
+        "from autograd_steps import show_backward, watch_forward\n\n"
+        f"{notebooks.WATCH_FORWARD}\n"
+        "    x = torch.ones(2, 2, requires_grad=True)")
 
 
 def test_the_install_cell_installs_the_sites_wheel_where_a_cell_shows_a_step_through(built_site, monkeypatch, tmp_path):

@@ -43,6 +43,9 @@ CREATED_BY = {
         "SqrtBackward0": "return squared.sqrt()", "PowBackward0": "squared = (diff**2).sum(dim=-1)",
         "SumBackward0": "loss = dist.sum()",
         "points": "points = torch.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]], requires_grad=True)"},
+    "debugging_gradients/watch_forward_nan.py": {
+        "LogBackward0": "return torch.log(self.rate(x))", "ExpBackward0": "loss = (log_rate.exp() - counts * log_rate).mean()",
+        "model.0.weight": "model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), PoissonHead(8))"},
     "higher_order/watch_second_derivative.py": {
         "PowBackward0": "(dy_dx,) = torch.autograd.grad(y, x, create_graph=True)",
         "x": "x = torch.tensor(2.0, requires_grad=True)"},
@@ -443,3 +446,22 @@ def test_the_smallest_gradient_and_the_norms_find_the_vanishing_layer(runner):
     assert sorted(by_module["hidden"]) == [pytest.approx(1e-4, rel=0.05), pytest.approx(0.011, abs=0.0005)]
     assert len(by_module["output"]) == 2 and min(by_module["output"]) > 1
 
+
+def test_a_nan_made_in_the_forward_pass_is_found_at_the_operation_that_made_it(runner, observed):
+    """Debugging gradients, "A NaN made in the forward pass"."""
+    name = "debugging_gradients/watch_forward_nan.py"
+    _, steps = recorded(runner, name)
+    plain = observed(name)
+    model, x = plain.variables["model"], plain.variables["x"]
+    assert int((model[2].rate(model[:2](x)) < 0).sum()) == 2 and torch.isnan(plain.variables["loss"])
+    assert all(p.grad.isnan().all() for p in model.parameters())
+    first = steps["jumps"]["nonfinite"]
+    assert (first, steps["jumps"]["origin"]) == (4, "forward")  # step 5
+    node = steps["nodes"][steps["steps"][first]["node"]]
+    assert (node["label"], node["module"], node["marks"]) == ("LogBackward0", "model.2", ["nonfinite"])
+    assert node["where"][-1]["code"] == "return torch.log(self.rate(x))"
+    assert "The forward pass made the first NaN or inf here: this node's operation, in model.2, returned it." \
+        in steps["steps"][first]["description"]
+    sent_nan = [i for i, s in enumerate(steps["steps"]) if any(g["grad"] and g["grad"]["nan"] for g in s["sent"])]
+    assert sent_nan[0] == 3 and steps["nodes"][steps["steps"][3]["node"]]["label"] == "ExpBackward0"  # step 4
+    assert steps["steps"][first]["sent"][0]["grad"]["nan"] == 2

@@ -12,8 +12,8 @@
   the chapter imports, as much as the chapter uses, their imports merged (one
   per module), and is collapsed (`source_hidden`, folded on the page);
 - a step-through block's `loss.backward()` becomes `show_backward(loss)` of the
-  package `autograd_steps`, its forward pass under anomaly mode: run again in
-  Jupyter, the cell shows the viewer of the reader's own code;
+  package `autograd_steps`, its forward pass in a `with watch_forward():` block, as the
+  build records it: run again in Jupyter, the cell shows the viewer of the reader's own code;
 - the `.ipynb` starts with a cell that installs the packages that produced the
   outputs, at their versions, where they are not installed (and `autograd_steps`,
   the site's wheel, where a cell shows a step-through; and says how to get
@@ -244,19 +244,18 @@ def include_cell(include: Include, done: dict[Path, int], result: Result, source
         own = source.text(statement, start, last).split("\n")[-((node.end_lineno or node.lineno) - node.lineno + 1):]
         code = code.replace("\n".join(own) + "\n" + line, line)
     copy = source.program(start, last).copy + "\n"
-    return code_cell(under_anomaly_mode(code) if recorded else code, result.select(start, last), copy=copy)
+    return code_cell(watched(code) if recorded else code, result.select(start, last), copy=copy)
 
 
-SHOW_BACKWARD = "from autograd_steps import show_backward"
-ANOMALY_ON = "torch.autograd.set_detect_anomaly(True, check_nan=False)"
-ANOMALY_OFF = "torch.autograd.set_detect_anomaly(False)"
+SHOW_BACKWARD = "from autograd_steps import show_backward, watch_forward"
+WATCH_FORWARD = "with watch_forward():  # nodes keep their line and module; a NaN is found where made"
 
 
 def backward_shown(source: standalone.Source, first: int, last: int,
                    outputs: list[LineOutput]) -> dict[standalone.Statement, str]:
     """{statement: its line in the notebook} for each top-level `x.backward(...)` among lines
     first..last that the build recorded as a step-through: `show_backward(x, ...)`, which shows the
-    viewer again when the cell runs in Jupyter; anomaly mode goes off after the last."""
+    viewer again when the cell runs in Jupyter."""
     lines = [n for i in outputs if (n := i["line"]) is not None and kinds.steps.matches(i["output"])]
     found = {}
     for statement in source.within(first, last):
@@ -265,15 +264,15 @@ def backward_shown(source: standalone.Source, first: int, last: int,
                     node.lineno <= n <= (node.end_lineno or node.lineno) for n in lines):
                 shown = ast.unparse(ast.Call(ast.Name("show_backward"), [tensor, *args], keywords))
                 found[statement] = f"{shown}  # {ast.unparse(call)}, shown step by step"
-    if found:
-        found[max(found, key=lambda s: s.first)] += "\n" + ANOMALY_OFF
     return found
 
 
-def under_anomaly_mode(code: str) -> str:
-    """A cell that calls show_backward: it imports it after its own imports, and turns anomaly mode
-    on before its first statement that is neither an import nor a definition, so that each node
-    of the graph keeps the line of the cell that made it."""
+def watched(code: str) -> str:
+    """A cell that calls show_backward, as the build records it: it imports show_backward and
+    watch_forward after its own imports, and runs its forward pass, from its first statement that
+    is neither an import nor a definition up to its last show_backward, in a `with watch_forward():`
+    block, so that each node of the graph keeps the line of the cell and the module that made it,
+    and a NaN or inf is found where the forward pass made it."""
     lines = code.split("\n")
     body = ast.parse(code).body
     imports = [n for n in body if isinstance(n, (ast.Import, ast.ImportFrom))]
@@ -282,9 +281,16 @@ def under_anomaly_mode(code: str) -> str:
     start = first.lineno - 1
     while start > 0 and lines[start - 1].lstrip().startswith("#"):  # its comment goes with it
         start -= 1
+    end = max(n for n, line in enumerate(lines) if line.startswith("show_backward("))
+    inside = {n for node in ast.walk(ast.parse(code)) if isinstance(node, (ast.Constant, ast.JoinedStr))
+              for n in range(node.lineno + 1, (node.end_lineno or node.lineno) + 1)}  # the lines a string continues on
+    block = [line if not line.strip() or n in inside else "    " + line for n, line in enumerate(lines[start:end], start + 1)]
+    while block and not block[-1].strip():  # blank lines before show_backward stay outside the block
+        block.pop()
+        end -= 1
     after_imports = max((n.end_lineno or n.lineno for n in imports if n.lineno <= start), default=0)
     return "\n".join([*lines[:after_imports], SHOW_BACKWARD, *lines[after_imports:start],
-                      *([""] if after_imports == start else []), ANOMALY_ON, *lines[start:]])
+                      *([""] if after_imports == start else []), WATCH_FORWARD, *block, *lines[end:]])
 
 
 @dataclass(frozen=True)
