@@ -403,6 +403,7 @@ def test_recording_a_real_model_leaves_its_gradients_bitwise_equal(name, shown):
     assert all(torch.equal(plain[k], recorded[k]) for k in plain) and plain.keys() == recorded.keys()
     steps = data(shown)
     assert steps["jumps"]["nonfinite"] is None and not any("nonfinite" in n["marks"] for n in steps["nodes"])
+    assert steps["missing"] == []
     if name == "6-layer encoder":
         assert len(steps["nodes"]) == 455 <= MAX_NODES
 
@@ -466,6 +467,33 @@ def test_a_model_without_nan_has_every_checked_result_finite(shown):
     steps = data(shown)
     checked = [n["made_nonfinite"] for n in steps["nodes"] if n["made_nonfinite"] is not None]
     assert len(checked) > 10 and not any(checked) and steps["jumps"]["origin"] is None
+
+
+class Seq2Seq(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8))
+        self.decoder = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.decoder(self.encoder(x).detach())  # left over from training with a frozen encoder
+
+
+def test_the_parameters_that_get_no_gradient_are_named(shown):
+    """An encoder detached by mistake: its parameters that require grad are listed (a frozen one
+    is not, nor another model in scope), in the data and under the printed table."""
+    torch.manual_seed(0)
+    model, other = Seq2Seq(), nn.Linear(3, 3)
+    model.encoder[2].bias.requires_grad_(False)
+    step_through(model(torch.randn(5, 4)).pow(2).mean())
+    assert all(p.grad is None for p in model.encoder.parameters()) and other.weight.grad is None
+    steps = data(shown)
+    assert steps["missing"] == [{"name": "model.encoder.0.weight", "shape": "8×4"},
+                                {"name": "model.encoder.0.bias", "shape": "8"},
+                                {"name": "model.encoder.2.weight", "shape": "8×8"}]
+    assert " ".join(shown[-1].table().split()).endswith(
+        "Three parameters that require grad receive no gradient: this backward pass does not reach them "
+        "(detached, or not used): model.encoder.0.weight (8×4), model.encoder.0.bias (8), model.encoder.2.weight (8×8).")
 
 
 def test_the_default_limit_admits_a_resnet_style_cnn(shown):

@@ -30,8 +30,8 @@ def recording_of(tmp_path, code, name, **variables):
     path = tmp_path / name
     path.write_text(textwrap.dedent(code) + textwrap.dedent("""\
         import sys as _sys
-        from autograd_steps.recording import Recording as _Recording, names as _names
-        recording = _Recording(loss, _names(_sys._getframe()), __file__)
+        from autograd_steps.recording import Recording as _Recording, names as _names, parameters as _parameters
+        recording = _Recording(loss, _names(_sys._getframe()), __file__, params=_parameters(_sys._getframe()))
         recording.run(loss.backward)
         """))
     return runpy.run_path(str(path), variables, run_name="__main__")["recording"]
@@ -518,3 +518,32 @@ def test_a_module_expands_on_click_and_a_search_finds_a_parameter(browser, encod
     assert figure.locator(".snippet-steps__found").inner_text() == "none found"
     assert page.errors == []
     page.context.close()
+
+
+DETACHED = """\
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    encoder, decoder = nn.Linear(4, 8), nn.Linear(8, 2)
+    model = nn.Sequential(encoder, decoder)
+    memory = model[0](torch.randn(5, 4)).detach()  # the encoder detached by mistake
+    loss = model[1](memory).pow(2).mean()
+"""
+
+
+def test_a_parameter_that_gets_no_gradient_is_listed_and_found_by_the_search(browser, tmp_path):
+    data = record(tmp_path, DETACHED)
+    assert data["missing"] == [{"name": "model.0.weight", "shape": "8×4"}, {"name": "model.0.bias", "shape": "8"}]
+    page = opened(browser, laid_out(data))
+    figure = page.locator("figure.snippet-steps")
+    assert figure.locator(".snippet-steps__unreached").inner_text() == (
+        "Received no gradient: this backward pass does not reach them (detached, or not used): "
+        "model.0.weight (8×4), model.0.bias (8).")
+    search = figure.get_by_role("searchbox", name="Find a node or parameter by name")
+    search.fill("model.0")
+    search.press("Enter")
+    assert figure.locator(".snippet-steps__found").inner_text() == "model.0.weight, model.0.bias: no gradient, not reached"
+    search.fill("decoder.weight")  # the name the graph gives it: the first variable that holds it
+    search.press("Enter")
+    assert figure.locator(".snippet-steps__found").inner_text() == "1 of 1"

@@ -10,7 +10,7 @@ from typing import Any
 import torch
 
 from autograd_steps import layout, view
-from autograd_steps.recording import FRAME, MAX_NODES, STEPS, Data, LaidOut, Recording, names
+from autograd_steps.recording import FRAME, MAX_NODES, STEPS, Data, LaidOut, Recording, names, parameters
 
 __all__ = ["show_backward", "save_html", "Viewer"]
 shown: list[Data] = []  # the last backward pass show_backward showed, which save_html writes
@@ -26,7 +26,7 @@ def show_backward(output: torch.Tensor, gradient: torch.Tensor | None = None, *,
     nodes is refused before anything runs. Returns None, as backward() does."""
     caller = sys._getframe(1)
     recording = Recording(output, names(caller), made_in(output, caller.f_code.co_filename), "show_backward",
-                          max_nodes)
+                          max_nodes, parameters(caller))
     try:
         recording.run(lambda: output.backward(gradient, **backward_args))
     finally:

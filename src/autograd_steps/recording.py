@@ -194,6 +194,12 @@ class Failure(TypedDict):
     forward: str  # anomaly mode's traceback of the forward call that made the node ("" without one)
 
 
+class Missing(TypedDict):
+    """A parameter that requires grad and that the backward pass does not reach (`Recording.unreached`)."""
+    name: str  # `model.encoder.0.weight`
+    shape: str  # "8×4"
+
+
 class Data(TypedDict):
     """What `Recording.data()` returns: a recorded backward pass (STEPS in a MIME bundle)."""
     file: str  # the name of the file whose code made the graph
@@ -204,6 +210,7 @@ class Data(TypedDict):
     forward: list[ForwardLine]
     jumps: Jumps
     note: str  # why some nodes' lines are unknown (UNKNOWN), or ""
+    missing: list[Missing]  # the parameters that get no gradient from this backward pass
     error: NotRequired[Failure]  # where backward() raised: the steps are those that ran until then
 
 
@@ -219,7 +226,8 @@ def step_through(output: torch.Tensor, gradient: torch.Tensor | None = None, *, 
     is refused before anything runs. Returns None, as backward() does (Jupyter would show a
     returned recording a second time)."""
     caller = sys._getframe(1)
-    recording = Recording(output, names(caller), caller.f_code.co_filename, "step_through", max_nodes)
+    recording = Recording(output, names(caller), caller.f_code.co_filename, "step_through", max_nodes,
+                          parameters(caller))
     try:
         recording.run(lambda: output.backward(gradient, **backward_args))
     finally:
@@ -245,7 +253,7 @@ def recorded(path: str, max_nodes: int = MAX_NODES) -> Iterator[None]:
             frame = frame.f_back
         if frame is None or not isinstance(tensors, torch.Tensor) or tensors.grad_fn is None:
             return real(tensors, *args, **kwargs)
-        recording = Recording(tensors, names(frame), path, "the step-through", max_nodes)
+        recording = Recording(tensors, names(frame), path, "the step-through", max_nodes, parameters(frame))
         try:
             recording.run(lambda: real(tensors, *args, **kwargs))
         finally:
@@ -262,14 +270,29 @@ def recorded(path: str, max_nodes: int = MAX_NODES) -> Iterator[None]:
 def names(frame: types.FrameType) -> dict[int, str]:
     """{id(tensor): name} for the leaves a frame's variables hold, modules' parameters included."""
     found: dict[int, str] = {}
-    for scope in (frame.f_locals, frame.f_globals):
-        for name, value in scope.items():
-            if isinstance(value, torch.Tensor):
-                found.setdefault(id(value), name)
-            elif isinstance(value, torch.nn.Module):
-                for param_name, param in value.named_parameters():
-                    found.setdefault(id(param), f"{name}.{param_name}")
+    for name, value in scope(frame):
+        if isinstance(value, torch.Tensor):
+            found.setdefault(id(value), name)
+    for name, param in parameters(frame):
+        found.setdefault(id(param), name)
     return found
+
+
+def parameters(frame: types.FrameType) -> list[tuple[str, torch.Tensor]]:
+    """(name, parameter) of the modules a frame's variables hold, by each variable that holds one:
+    `model.0.weight`, and `encoder.weight` where `encoder` holds `model[0]` too."""
+    found: dict[str, torch.Tensor] = {}
+    for name, value in scope(frame):
+        if isinstance(value, torch.nn.Module):
+            for param_name, param in value.named_parameters():
+                found.setdefault(f"{name}.{param_name}", param)
+    return list(found.items())
+
+
+def scope(frame: types.FrameType) -> Iterator[tuple[str, object]]:
+    """A frame's variables, its locals first."""
+    for variables in (frame.f_locals, frame.f_globals):
+        yield from list(variables.items())
 
 
 MODULE = "autograd_steps.module"  # the key in a node's metadata of the path of the module whose forward made it
@@ -400,8 +423,10 @@ def module_name(module: torch.nn.Module) -> str:
 
 class Recording:
     def __init__(self, output: torch.Tensor, leaf_names: dict[int, str], path: str, caller: str = "step_through",
-                 max_nodes: int = MAX_NODES) -> None:
-        """The graph of `output`, for `caller` (the function the reader called, which errors name)."""
+                 max_nodes: int = MAX_NODES, params: Sequence[tuple[str, torch.Tensor]] = ()) -> None:
+        """The graph of `output`, for `caller` (the function the reader called, which errors name);
+        `params`, the (name, parameter) of the modules in the caller's scope (`parameters`), for
+        those that receive no gradient (`missing`)."""
         if output.grad_fn is None:
             raise ValueError(f"{caller} needs a tensor computed from tensors that require grad "
                              "(this one has no grad_fn)")
@@ -426,6 +451,7 @@ class Recording:
         self.seen: dict[int, tuple[weakref.ref[torch.Tensor], int, Summary]] = {}  # id(gradient) -> its version, summary
         self.error: Failure | None = None
         self.jumps: Jumps = {"nonfinite": None, "origin": None, "largest": None, "smallest": None}
+        self.missing = self.unreached(params)
 
     def visit(self, fn: Fn, leaf_names: dict[int, str], caller: str, max_nodes: int) -> None:
         """Every node reachable from `fn`, each once, with its edges; past `max_nodes` nodes, an error."""
@@ -474,6 +500,18 @@ class Recording:
         if custom:  # what forward kept on ctx besides tensors (ctx.alpha = alpha)
             node["attributes"] = [{"name": k, "value": repr(v)} for k, v in vars(fn).items()]
         return node
+
+    def unreached(self, params: Sequence[tuple[str, torch.Tensor]]) -> list[Missing]:
+        """The parameters that require grad and that this backward pass does not reach, of each
+        module that has a parameter in the graph (an encoder detached by mistake): none of them
+        gets a gradient. A module none of whose parameters is in the graph is another model."""
+        reached = {id(cast(Any, node["fn"]).variable) for node in self.nodes if node["kind"] == "leaf"}
+        modules = {name.split(".")[0] for name, param in params if id(param) in reached}
+        missing: dict[int, Missing] = {}  # each parameter once, by the first variable that names it
+        for name, param in params:
+            if param.requires_grad and id(param) not in reached and name.split(".")[0] in modules:
+                missing.setdefault(id(param), {"name": name, "shape": size_text(param)})
+        return list(missing.values())
 
     def read_results(self) -> None:
         """Each node's `made_nonfinite`, from `Results`' checks, read in one transfer per device."""
@@ -698,7 +736,7 @@ class Recording:
     def data(self) -> Data:
         data: Data = {"file": self.file, "source": self.source, "nodes": [public(n) for n in self.nodes],
                       "edges": self.edges, "steps": self.steps, "forward": self.forward_lines(), "jumps": self.jumps,
-                      "note": self.note()}
+                      "note": self.note(), "missing": self.missing}
         if self.error:
             data["error"] = self.error
         return data
@@ -727,6 +765,8 @@ class Recording:
                 parts = [(c[k] if k < len(c) else "").ljust(w) for c, w in zip(cells, widths)]
                 lines.append("  ".join(parts).rstrip())
         notes = [self.note()] if self.note() else []
+        if self.missing:
+            notes.append(missing_text(self.missing))
         first = self.jumps["nonfinite"]
         if first is not None:
             node = self.nodes[self.steps[first]["node"]]
@@ -760,6 +800,14 @@ class Recording:
 def finite(summary: Summary | None) -> TypeGuard[Summary]:
     """Whether a gradient is there and has no NaN or inf (then its norm is of all its entries)."""
     return summary is not None and not summary["nan"] and not summary["inf"] and math.isfinite(summary["norm"])
+
+
+def missing_text(missing: list[Missing]) -> str:
+    """The parameters that get no gradient, as a sentence."""
+    count = f"{count_text(len(missing)).capitalize()} parameters" if len(missing) > 1 else "One parameter"
+    listed = ", ".join(f"{m['name']} ({m['shape']})" for m in missing)
+    return (f"{count} that require grad receive no gradient: this backward pass does not reach "
+            f"{'them' if len(missing) > 1 else 'it'} (detached, or not used): {listed}.")
 
 
 def public(node: RecordedNode) -> Node:

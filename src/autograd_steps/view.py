@@ -22,6 +22,7 @@ Under the code block whose backward pass the page steps through, the page shows:
           dl.snippet-steps__panel    the gradients the step received and sent, what the node
                                      saved for backward (steps.js fills it)
       p.snippet-steps__note          where some nodes' lines are unknown, why
+      p.snippet-steps__unreached     the parameters that get no gradient, by name
       details.snippet-steps__overview  the gradient norms, a row per step, on a log scale
       details.snippet-steps__table   every step as a table, open: without JavaScript the page
                                      shows the steps (steps.js closes it); on a narrow screen each
@@ -82,6 +83,7 @@ def viewer(steps: Data, svg: str | None, block: dict[tuple[str, int], int] | Non
     label = (f"Graph that backward() ran through, recorded from {steps['file']}: {len(steps['nodes'])} nodes, "
              "the output at the bottom. The table below lists each step.")
     note = f'<p class="snippet-steps__note">{html.escape(steps["note"])}</p>' if steps["note"] else ""
+    note += missing_html(steps)
     graph = svg if svg is not None else f'<p class="snippet-steps__missing">{html.escape(MISSING)}</p>'
     hide = ' hidden="hidden"' if scripted else ""
     return (f'<figure class="snippet-steps"><figcaption>{html.escape(CAPTION)}</figcaption>{error_html(steps)}'
@@ -106,6 +108,16 @@ def viewer(steps: Data, svg: str | None, block: dict[tuple[str, int], int] | Non
             f'<div class="snippet-steps__scroll">{table(steps)}</div></details>'
             f'<script type="application/json" class="snippet-steps__data">{data}</script>'
             "</figure>")
+
+
+def missing_html(steps: Data) -> str:
+    """The parameters that require grad and get no gradient from this backward pass, by name (the
+    search finds them too)."""
+    if not steps["missing"]:
+        return ""
+    names = ", ".join(f"<code>{html.escape(m['name'])}</code> ({html.escape(m['shape'])})" for m in steps["missing"])
+    return (f'<p class="snippet-steps__note snippet-steps__unreached">Received no gradient: this backward pass does '
+            f"not reach {'them' if len(steps['missing']) > 1 else 'it'} (detached, or not used): {names}.</p>")
 
 
 def tools_html(steps: Data) -> str:
@@ -198,7 +210,8 @@ def script_data(steps: Data, shown: list[int]) -> dict[str, Any]:
     path and its marks;
     edges' ends; per backward step the node, the edges it receives on and sends along, its
     description and its panel's rows; per forward line the line, the nodes it adds and its
-    description; per node the index of its module in a graph collapsed by module (-1: none)."""
+    description; per node the index of its module in a graph collapsed by module (-1: none); the
+    names of the parameters that get no gradient."""
     modules = {path: k for k, path in enumerate(layout.modules(steps))} if layout.collapsed(steps) else {}
     return {
         "lines": [shown_line(node["lines"], shown) for node in steps["nodes"]],
@@ -212,6 +225,7 @@ def script_data(steps: Data, shown: list[int]) -> dict[str, Any]:
                    "rows": panel_rows(steps, step)} for step in steps["steps"]],
         "forward": [{"line": shown_line([entry["line"]], shown), "nodes": entry["nodes"],
                      "text": entry["description"]} for entry in steps["forward"]],
+        "missing": [m["name"] for m in steps["missing"]],
     }
 
 

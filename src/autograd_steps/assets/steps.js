@@ -279,7 +279,10 @@
       const matches = data.steps.map((s, i) => [s.node, i]).filter(([n]) => query &&
         (data.names[n].toLowerCase().includes(query) || (data.paths[n] || "").toLowerCase().includes(query)));
       if (!matches.length) {
-        found.textContent = query ? "none found" : "";
+        // A parameter this backward pass does not reach is in no step: say so.
+        const unreached = query ? data.missing.filter(name => name.toLowerCase().includes(query)) : [];
+        found.textContent = unreached.length ? `${unreached.join(", ")}: no gradient, not reached`
+          : query ? "none found" : "";
         return;
       }
       const at = matches.findIndex(([, i]) => i > index && mode === "backward");
