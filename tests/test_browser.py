@@ -414,7 +414,7 @@ def test_step_through_graphs_are_legible(browser, urls, scheme, width):
 
 @pytest.mark.parametrize("n, button, step, node", [(0, "First NaN/inf", 2, "SqrtBackward0"),
                                                    (1, "First NaN/inf", 5, "LogBackward0"),
-                                                   (2, "Smallest gradient", 9, "AddmmBackward0")])
+                                                   (3, "Smallest gradient", 9, "AddmmBackward0")])
 def test_one_press_finds_the_nan_and_the_vanishing_layer(browser, urls, n, button, step, node):
     """Debugging gradients: the NaN's first node (made in the backward pass, and in the forward
     pass, which the step says), and the layer whose gradient vanishes, are one press away."""

@@ -46,6 +46,9 @@ CREATED_BY = {
     "debugging_gradients/watch_forward_nan.py": {
         "LogBackward0": "return torch.log(self.rate(x))", "ExpBackward0": "loss = (log_rate.exp() - counts * log_rate).mean()",
         "model.0.weight": "model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), PoissonHead(8))"},
+    "debugging_gradients/watch_detached.py": {
+        "AddmmBackward0": "return self.decoder(memory)", "MeanBackward0": "loss = model(torch.randn(5, 4)).pow(2).mean()",
+        "model.decoder.weight": "model = Seq2Seq()"},
     "higher_order/watch_second_derivative.py": {
         "PowBackward0": "(dy_dx,) = torch.autograd.grad(y, x, create_graph=True)",
         "x": "x = torch.tensor(2.0, requires_grad=True)"},
@@ -465,3 +468,16 @@ def test_a_nan_made_in_the_forward_pass_is_found_at_the_operation_that_made_it(r
     sent_nan = [i for i, s in enumerate(steps["steps"]) if any(g["grad"] and g["grad"]["nan"] for g in s["sent"])]
     assert sent_nan[0] == 3 and steps["nodes"][steps["steps"][3]["node"]]["label"] == "ExpBackward0"  # step 4
     assert steps["steps"][first]["sent"][0]["grad"]["nan"] == 2
+
+
+def test_a_gradient_that_never_arrives_is_named_under_the_viewer(runner, observed):
+    """Debugging gradients, "A gradient that never arrives"."""
+    name = "debugging_gradients/watch_detached.py"
+    result, steps = recorded(runner, name)
+    plain = observed(name)
+    model = plain.variables["model"]
+    assert model.encoder[0].weight.grad is None and model.decoder.weight.grad.shape == (2, 8)
+    assert printed([o["output"] for o in result.outputs]) == "None\ntorch.Size([2, 8])\n"
+    assert steps["missing"] == [{"name": "model.encoder.0.weight", "shape": "8×4"},
+                                {"name": "model.encoder.0.bias", "shape": "8"}]
+    assert {n["module"] for n in steps["nodes"]} == {"", "model.decoder"}  # none of the encoder
