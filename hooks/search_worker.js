@@ -2,29 +2,75 @@
 // (the "message" listener Material adds and the postMessage it answers with), so that a paste
 // reaches lunr as the message it holds, and the answer puts first the section that shows it.
 // Material's protocol: {type: 0, data: {config, docs}} sets up, {type: 2, data: query} asks,
-// {type: 3, data: {items}} answers, one group of results per page, best first.
+// {type: 1} says it is ready, {type: 3, data: {items}} answers, one group of results per page, best first.
 (() => {
   const listen = self.addEventListener
   const post = self.postMessage
   let site = null  // what the setup message brought: {rows, errors, docs}
   let asked = null  // the paste being answered
+  // lunr builds its index when the first query comes, not on every page load (some 0.3 s of a
+  // core on a laptop, more on a phone, for a page where most readers never search): the setup
+  // message waits (`pending`) and the page hears at once that search is ready; the first query
+  // hands the setup to Material's code, and the queries wait, in order, until the index is built.
+  let deliver = null  // hands a message to Material's listener
+  let pending = null
+  let building = false
+  let waiting = []
 
   self.addEventListener = function (type, listener, ...rest) {
     if (type !== "message") return listen.call(self, type, listener, ...rest)
-    return listen.call(self, type, event => listener({data: receive(event.data)}), ...rest)
+    deliver = message => listener({data: message})
+    return listen.call(self, type, event => {
+      const message = receive(event.data)
+      if (message) deliver(message)
+    }, ...rest)
   }
-  self.postMessage = (message, ...rest) => post.call(self, answer(message), ...rest)
+  self.postMessage = (message, ...rest) => {
+    if (message.type === 1 && building) {  // the index is built: the queries that waited go on
+      building = false
+      next()
+      return
+    }
+    post.call(self, answer(message), ...rest)
+    if (message.type === 3) next()
+  }
+
+  // The next query that waited, once the one before it is answered: an answer is read against
+  // the paste it answers (`asked`).
+  function next() {
+    if (waiting.length) deliver(ask(waiting.shift()))
+  }
 
   function receive(message) {
     if (message.type === 0) {
       mendLunr()
       const {config, docs} = message.data
       site = {rows: indexed(config.messages || []), errors: config.errors, docs: new Map(docs.map(d => [d.location, d]))}
+      pending = message
+      post.call(self, {type: 1})
+      return null
     } else if (message.type === 2 && site) {
-      asked = read(message.data)
-      return {type: 2, data: asked.query}
+      if (pending && !message.data.trim()) {  // Material asks "" once ready: nothing to find, no index needed
+        post.call(self, {type: 3, data: {items: []}})
+        return null
+      }
+      if (pending) {
+        building = true
+        deliver(pending)
+        pending = null
+      }
+      if (building || waiting.length) {
+        waiting.push(message.data)
+        return null
+      }
+      return ask(message.data)
     }
     return message
+  }
+
+  function ask(text) {
+    asked = read(text)
+    return {type: 2, data: asked.query}
   }
 
   function answer(message) {

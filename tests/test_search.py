@@ -14,6 +14,7 @@ import pytest
 import yaml
 from browsing import CLIPBOARD, PHONE, open_page, screenshot
 from conftest import ROOT
+from playwright.sync_api import expect
 
 BASICS = "Autograd basics: backward() and .grad"
 VJP = "Vector-Jacobian products"
@@ -401,3 +402,28 @@ def test_the_landing_page_of_a_paste_shows_its_section_heading_and_highlights_no
     assert header["y"] + header["height"] <= box["y"] < 800, (header, box)
     screenshot(page, f"search-landing-{thread(entry)}-{width}-{scheme}")
     assert not page.errors, page.errors
+
+
+# Counts the indexes lunr builds in the search worker from now on.
+COUNT_BUILDS = """() => {
+    self.builds = 0;
+    const build = lunr.Builder.prototype.build;
+    lunr.Builder.prototype.build = function (...args) { self.builds++; return build.apply(this, args); };
+}"""
+
+
+def test_the_index_is_built_when_the_reader_first_searches_not_when_a_page_loads(browser, urls):
+    """lunr's index of the site takes a core some 0.3 s to build: a page is ready to search at
+    once and builds it on the first query (hooks/search_worker.js), once."""
+    page = open_page(browser, urls["autograd_basics"])
+    expect(page.locator(".md-search-result__meta")).to_have_text("Type to start searching")
+    (worker,) = [w for w in page.workers if "/workers/search." in w.url]
+    worker.evaluate(COUNT_BUILDS)
+    assert worker.evaluate("self.builds") == 0, "built before anyone searched"
+    page.click("input.md-search__input")
+    page.keyboard.type("gradcheck")
+    expect(page.locator(".md-search-result__item h1").first).to_have_text(FUNCTIONS)
+    page.keyboard.type(" backward")
+    expect(page.locator(".md-search-result__meta")).not_to_have_text("Type to start searching")
+    assert worker.evaluate("self.builds") == 1
+    assert page.errors == []
