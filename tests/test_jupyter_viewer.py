@@ -331,3 +331,58 @@ def test_jupyterlab_shows_a_real_model_legibly(name, jupyterlab, browser):
     page.screenshot(path=SHOTS / f"jupyterlab-{name}-dark.png")
     assert not errors
     page.context.close()
+
+
+API = [
+    """\
+import json
+import torch
+from torch import nn
+from autograd_steps import save_html, show_backward, watch_forward
+
+torch.manual_seed(0)
+encoder, head = nn.Linear(3, 4), nn.Linear(4, 1)
+model = nn.Sequential(encoder, head)
+x = torch.randn(5, 3)""",
+    """\
+with watch_forward():
+    loss = torch.log(model[1](model[0](x).detach())).mean()  # the encoder detached; a log of negatives
+recording = show_backward(loss)
+recording""",
+    "recording",
+    """\
+print(json.dumps({"first": recording.first_nonfinite, "missing": recording.missing,
+                  "norms": sorted(recording.norms()), "modules": sorted(recording.norms(by="module"))}))""",
+    "show_backward(model(x).sum(), quiet=True)",
+    """\
+save_html("steps.html", recording)
+recording.to_json("steps.json")
+recording.to_csv("steps.csv")""",
+]
+
+
+def test_show_backward_returns_the_recording_which_answers_in_code_and_is_shown_once(tmp_path):
+    """In a real kernel: the recording show_backward returns is not shown a second time under its
+    viewer, and is where a later cell names it; it says where the first NaN was made, which
+    parameters get no gradient, the norms by parameter and by module; quiet=True prints a summary
+    and shows nothing; it writes its viewer, its JSON and its CSV."""
+    nb = notebook(API)
+    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=False, shutdown_kernel="immediate",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    for cell in (1, 2):
+        (output,) = nb.cells[cell].outputs
+        assert output.output_type == "display_data" and STEPS in output.data, cell
+    answers = json.loads(nb.cells[3].outputs[0].text)
+    first = answers["first"]
+    assert (first["node"], first["origin"], first["module"]) == ("LogBackward0", "forward", "")
+    assert first["code"].startswith("loss = torch.log(model[1](model[0](x).detach())).mean()")
+    assert answers["missing"] == [{"name": "model.0.weight", "shape": "4×3"}, {"name": "model.0.bias", "shape": "4"}]
+    assert answers["norms"] == ["head.bias", "head.weight"] and answers["modules"] == ["head"]
+    (summary,) = nb.cells[4].outputs
+    assert summary.output_type == "stream" and summary.text.startswith("backward() ran 9 steps through 9 nodes.\nNo NaN or inf.\n")
+    assert "model.0.weight" not in summary.text, "the encoder is in this graph"
+    assert (tmp_path / "steps.html").read_text().count('<figure class="snippet-steps">') == 1
+    data = json.loads((tmp_path / "steps.json").read_text(), parse_constant=pytest.fail)
+    assert data["missing"] == answers["missing"] and data["jumps"]["origin"] == "forward"
+    rows = (tmp_path / "steps.csv").read_text().splitlines()
+    assert rows[0] == "step,node,module,line,received norm,NaN,inf,marks" and len(rows) == len(data["steps"]) + 1

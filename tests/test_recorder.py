@@ -515,3 +515,18 @@ def test_the_default_limit_admits_a_resnet_style_cnn(shown):
     assert 2000 < len(data(shown)["nodes"]) <= MAX_NODES
     plain, recorded = gradients(model), gradients(twin)
     assert all(torch.equal(plain[k], recorded[k]) for k in plain)
+
+
+def test_quiet_prints_a_summary_not_the_table(monkeypatch, capsys, tmp_path):
+    """A script's show_backward(loss, quiet=True) prints a few lines, not a 455-node model's table;
+    save_html writes the recording it is given."""
+    monkeypatch.delattr(builtins, "display", raising=False)
+    torch.manual_seed(0)
+    model, x = encoder()
+    recording = show_backward(model(x).pow(2).mean(), quiet=True)
+    out = capsys.readouterr().out
+    assert out == recording.summary_text() + "\n" and len(out.splitlines()) == 4
+    assert out.startswith("backward() ran 455 steps through 455 nodes.\nNo NaN or inf.\n")
+    assert len(recording.table()) > 50 * len(out)
+    save_html(tmp_path / "steps.html", recording)
+    assert "model.layers.5.linear2.weight" in (tmp_path / "steps.html").read_text()

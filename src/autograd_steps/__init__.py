@@ -8,8 +8,10 @@ In a notebook (JupyterLab, VS Code), on your own model:
         loss = model(x).pow(2).mean()
     show_backward(loss)  # runs loss.backward() and shows the step-through viewer
 
-In a script, show_backward prints the table of steps; `save_html("steps.html")` then writes
-the viewer as a page of its own.
+In a script, show_backward prints the table of steps (with `quiet=True`, a summary);
+`save_html("steps.html")` then writes the viewer as a page of its own. show_backward returns
+the recording, which answers in code: `first_nonfinite`, `missing`, `norms()`, `to_json()`,
+`to_csv()`.
 
 Modules, one concern each:
 

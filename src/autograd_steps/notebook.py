@@ -12,38 +12,49 @@ import torch
 from autograd_steps import layout, view
 from autograd_steps.recording import FRAME, MAX_NODES, STEPS, Data, LaidOut, Recording, names, parameters
 
-__all__ = ["show_backward", "save_html", "Viewer"]
+__all__ = ["show_backward", "save_html", "Shown", "Viewer"]
 shown: list[Data] = []  # the last backward pass show_backward showed, which save_html writes
 
 
 def show_backward(output: torch.Tensor, gradient: torch.Tensor | None = None, *, max_nodes: int = MAX_NODES,
-                  **backward_args: Any) -> None:
+                  quiet: bool = False, **backward_args: Any) -> "Shown":
     """`output.backward(gradient, **backward_args)`, recorded from the engine and shown as the
     step-through viewer (where backward() raises: the steps until then, and the exception raised
-    again). The lines (and modules) that made the nodes are known for the operations run under
-    `watch_forward()` (the lines alone under `torch.autograd.set_detect_anomaly(True, check_nan=False)`).
-    A graph of more than `max_nodes`
-    nodes is refused before anything runs. Returns None, as backward() does."""
+    again), or where nothing can display it, printed as the table of steps; with `quiet=True`,
+    printed as a summary of a few lines (`Recording.summary_text`). The lines (and modules) that
+    made the nodes are known for the operations run under `watch_forward()` (the lines alone
+    under `torch.autograd.set_detect_anomaly(True, check_nan=False)`). A graph of more than
+    `max_nodes` nodes is refused before anything runs.
+
+    Returns the recording, which answers in code (`first_nonfinite`, `norms()`, `missing`) and
+    writes `to_json` and `to_csv`; Jupyter does not show it again under the viewer, but shows it
+    where a later cell names it."""
     caller = sys._getframe(1)
-    recording = Recording(output, names(caller), made_in(output, caller.f_code.co_filename), "show_backward",
-                          max_nodes, parameters(caller))
+    recording = Shown(output, names(caller), made_in(output, caller.f_code.co_filename), "show_backward",
+                      max_nodes, parameters(caller))
     try:
         recording.run(lambda: output.backward(gradient, **backward_args))
     finally:
         shown[:] = [recording.data()]
         display: Callable[[object], object] | None = getattr(builtins, "display", None)  # IPython's, in a notebook
-        if display is None:
+        if quiet:
+            print(recording.summary_text())
+        elif display is None:
             print(recording.table())
         else:
             display(Viewer(recording))
+        recording.shown_in = cell_run()
+    return recording
 
 
-def save_html(path: str | os.PathLike[str]) -> None:
-    """Write the viewer of the backward pass that show_backward last showed to `path`, as a page
-    that needs no other file (for a script, where show_backward prints the table)."""
-    if not shown:
-        raise ValueError("save_html writes what show_backward showed: call show_backward(loss) first")
-    html = view.notebook_html(laid_out(shown[0]))
+def save_html(path: str | os.PathLike[str], recording: Recording | None = None) -> None:
+    """Write the viewer of `recording` (by default, of the backward pass that show_backward showed
+    last) to `path`, as a page that needs no other file (for a script, where show_backward prints
+    the table)."""
+    if recording is None and not shown:
+        raise ValueError("save_html writes what show_backward showed: call show_backward(loss) first, "
+                         "or pass the recording it returned")
+    html = view.notebook_html(laid_out(recording.data() if recording is not None else shown[0]))
     with open(path, "w", encoding="utf-8") as file:
         file.write(f'<!DOCTYPE html>\n<html lang="en"><meta charset="utf-8"><title>backward()</title>\n{html}\n</html>\n')
 
@@ -55,6 +66,31 @@ def made_in(output: torch.Tensor, caller: str) -> str:
     metadata: dict[str, Any] = getattr(output.grad_fn, "metadata", {})  # none without a grad_fn: Recording says why
     frames = [FRAME.search(entry) for entry in metadata.get("traceback_", [])]
     return next((m["file"] for m in frames if m and os.path.dirname(m["file"]) == folder), caller)
+
+
+class Shown(Recording):
+    """What show_backward returns: the recording, which IPython shows as the viewer (`Viewer`)
+    where a cell names it, but not again in the cell run that show_backward showed it in."""
+
+    shown_in: int | None = None  # the IPython cell run that showed it
+
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
+        return Viewer(self)._repr_mimebundle_()
+
+    def _ipython_display_(self) -> None:
+        import IPython.display  # in IPython, which calls this
+
+        show: Callable[..., object] = IPython.display.display
+        run = cell_run()
+        if run is None or run != self.shown_in:
+            self.shown_in = run
+            show(self._repr_mimebundle_(), raw=True)
+
+
+def cell_run() -> int | None:
+    """The number of the IPython cell run now (None outside IPython)."""
+    ipython = sys.modules.get("IPython")
+    return getattr(ipython.get_ipython(), "execution_count", None) if ipython else None
 
 
 class Viewer:

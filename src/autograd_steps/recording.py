@@ -51,6 +51,8 @@ import ast
 import bisect
 import builtins
 import contextlib
+import csv
+import json
 import linecache
 import math
 import os
@@ -665,9 +667,13 @@ class Recording:
         """An operation's node by its name; a leaf's by its AccumulateGrad: `x's AccumulateGrad`."""
         return node_text(self.nodes[i])
 
-    def line_text(self, node: Node) -> str:
-        frame = next((f for f in reversed(node["where"]) if f["file"] == self.file), None) \
+    def frame(self, node: Node) -> Frame | None:
+        """The line that made a node: the innermost in the recorded file, or else in its folder."""
+        return next((f for f in reversed(node["where"]) if f["file"] == self.file), None) \
             or (node["where"][-1] if node["where"] else None)
+
+    def line_text(self, node: Node) -> str:
+        frame = self.frame(node)
         if frame is None:
             return ""
         made = f"{node['label']} made" if node["kind"] == "leaf" else "made"
@@ -767,12 +773,8 @@ class Recording:
         notes = [self.note()] if self.note() else []
         if self.missing:
             notes.append(missing_text(self.missing))
-        first = self.jumps["nonfinite"]
-        if first is not None:
-            node = self.nodes[self.steps[first]["node"]]
-            module = f", in {node['module']}" if node["module"] else ""
-            notes.append(f"The first NaN or inf was made in the {self.jumps['origin']} pass: step {first + 1}, "
-                         f"{self.node_text(node['id'])}{self.line_text(node)}{module}.")
+        if self.jumps["nonfinite"] is not None:
+            notes.append(self.nonfinite_text())
         if self.error:
             at = self.error["step"]
             place = f"at step {at + 1}, {self.node_text(self.steps[at]['node'])}" if at is not None else "before any step"
@@ -782,6 +784,85 @@ class Recording:
         wrapped = [line for note in notes for line in textwrap.wrap(note, width)]
         forward = self.error["forward"].rstrip().splitlines() if self.error else []
         return "\n".join([*lines, *([""] if wrapped else []), *wrapped, *forward])
+
+    def nonfinite_text(self) -> str:
+        """Where the first NaN or inf was made, as a sentence ("" where there is none)."""
+        first = self.jumps["nonfinite"]
+        if first is None:
+            return ""
+        node = self.nodes[self.steps[first]["node"]]
+        module = f", in {node['module']}" if node["module"] else ""
+        return (f"The first NaN or inf was made in the {self.jumps['origin']} pass: step {first + 1}, "
+                f"{self.node_text(node['id'])}{self.line_text(node)}{module}.")
+
+    # What a script asks of a recording
+
+    @property
+    def first_nonfinite(self) -> dict[str, Any] | None:
+        """Where the first NaN or inf was made (`mark`): {"step": its number from 1, "node",
+        "origin": "forward" or "backward", "line" and "code" (None where unknown), "module"};
+        None where every gradient and result checked was finite."""
+        first = self.jumps["nonfinite"]
+        if first is None:
+            return None
+        node = self.nodes[self.steps[first]["node"]]
+        frame = self.frame(node)
+        return {"step": first + 1, "node": node_label(node), "origin": self.jumps["origin"],
+                "line": frame["line"] if frame else None, "code": frame["code"] if frame else None,
+                "module": node["module"]}
+
+    def norms(self, by: Literal["parameter", "module"] = "parameter") -> dict[str, float]:
+        """The norm of the gradient each named leaf received (`model.0.weight`), or by module, of
+        its parameters' together (`model.0`), as a gradient-flow plot reads them: NaN where one held
+        NaN or inf. A parameter that received none is not here (`missing`)."""
+        found: dict[str, float] = {}
+        for step in self.steps:
+            node, got = self.nodes[step["node"]], step["received"]
+            if node["kind"] == "leaf" and node["label"] != "AccumulateGrad" and got:
+                found[node["label"]] = got["norm"] if finite(got) else math.nan
+        if by == "parameter":
+            return found
+        modules: dict[str, list[float]] = {}
+        for name, norm in found.items():
+            modules.setdefault(name.rpartition(".")[0] or name, []).append(norm)
+        return {module: math.hypot(*norms) for module, norms in modules.items()}
+
+    def to_json(self, path: str | os.PathLike[str]) -> None:
+        """Write the recording's data (`data()`, what the viewer reads) to `path` as JSON: strict,
+        with no NaN or inf (the counts and texts say where there were some)."""
+        with open(path, "w", encoding="utf-8") as file:
+            json.dump(self.data(), file, allow_nan=False, ensure_ascii=False)
+
+    CSV = ["step", "node", "module", "line", "received norm", "NaN", "inf", "marks"]
+
+    def to_csv(self, path: str | os.PathLike[str]) -> None:
+        """Write a row per step to `path` as CSV (`CSV`): what it received, its norm of the finite
+        values and its counts of NaN and inf, and its marks."""
+        with open(path, "w", newline="", encoding="utf-8") as file:
+            writer = csv.writer(file)
+            writer.writerow(self.CSV)
+            for number, step in enumerate(self.steps, 1):
+                node, got = self.nodes[step["node"]], step["received"]
+                writer.writerow([number, node_label(node), node["module"], node["lines"][-1] if node["lines"] else "",
+                                 *([got["norm"], got["nan"], got["inf"]] if got else ["", "", ""]),
+                                 " ".join(node["marks"])])
+
+    def summary_text(self) -> str:
+        """The recording in a few lines, for a script (`show_backward(..., quiet=True)`): the steps,
+        where the first NaN or inf was made, the largest and smallest gradient, the parameters that
+        get none, where backward() raised."""
+        lines = [f"backward() ran {len(self.steps)} steps through {len(self.nodes)} nodes."]
+        lines.append(self.nonfinite_text() or "No NaN or inf.")
+        for name, at in (("largest", self.jumps["largest"]), ("smallest", self.jumps["smallest"])):
+            got = self.steps[at]["received"] if at is not None else None
+            if at is not None and got is not None:
+                lines.append(f"The {name} gradient, {got['norm']:.4g} in norm: step {at + 1}, "
+                             f"{self.node_text(self.steps[at]['node'])}.")
+        if self.missing:
+            lines.append(missing_text(self.missing))
+        if self.error:
+            lines.append(f"backward() raised: {self.error['message']}")
+        return "\n".join(textwrap.fill(line, 100) for line in lines)
 
     def _repr_html_(self) -> str:
         def esc(text: str) -> str:
