@@ -35,11 +35,18 @@ with the median time and the process's peak memory (ru_maxrss), and what the run
 memory the process had once the layer and its input were made (torch's CPU tensors are not seen
 by tracemalloc).
 
+The third case is the recorder's growth with the graph: a chain of Linear(8, 8) layers of
+about 1,000 and about 5,000 nodes (four per layer), its loss the mean square, recorded as
+show_backward records it (the Recording made, every node hooked, backward() run, each step
+described), against plain loss.backward() of the same graph, `--chain-repeats` times each after
+one not counted: the seconds, the seconds per node, and how many times the larger took the
+smaller (linear: 5).
+
 Writes the medians and the ratios to bench/results/step_through_overhead.json
 with the provenance; `--case` runs one case and replaces only its figures there.
 
-    .venv/bin/python bench/step_through_overhead.py [--repeats 30] [--case snippets|transformer]
-        [--model-repeats 9] [--before ../main/src]
+    .venv/bin/python bench/step_through_overhead.py [--repeats 30] [--case snippets|transformer|chain]
+        [--model-repeats 9] [--before ../main/src] [--chain-repeats 5]
 """
 
 import argparse
@@ -175,7 +182,8 @@ def transformer(repeats, codes):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
-    parser.add_argument("--case", choices=["snippets", "transformer", "both"], default="both")
+    parser.add_argument("--case", choices=["snippets", "transformer", "chain", "all"], default="all")
+    parser.add_argument("--chain-repeats", type=int, default=5)
     parser.add_argument("--model-repeats", type=int, default=9)
     parser.add_argument("--before", help="a src folder of the code before a change (a checkout of main): "
                                          "the transformer runs with it too, in turn with this code")
@@ -185,14 +193,47 @@ def main(argv=None):
         return transformer_variant(args.variant)
     out = ROOT / "bench" / "results" / "step_through_overhead.json"
     data = json.loads(out.read_text()) if out.exists() else {}
-    if args.case != "snippets":
+    if args.case in ("transformer", "all"):
         codes = {"current": ROOT / "src", **({"before": args.before} if args.before else {})}
         data["transformer"] = {"provenance": provenance("date command python torch platform cpu cores threads",
                                                         __file__, argv), **transformer(args.model_repeats, codes)}
-    if args.case != "transformer":
+    if args.case in ("chain", "all"):
+        data["chain"] = {"provenance": provenance("date command python torch platform cpu cores threads",
+                                                  __file__, argv), **chain(args.chain_repeats)}
+    if args.case in ("snippets", "all"):
         data.update(snippets(args.repeats, argv))
     out.write_text(json.dumps(data, indent=2) + "\n")
     print(f"written to {out.relative_to(ROOT)}")
+
+
+def chain(repeats):
+    """The chain case: {"repeats", "baseline", "results": [{"nodes", "median_seconds", "per_node_ms"}],
+    "growth"}: recording against plain backward() on chains of about 1,000 and 5,000 nodes."""
+    import torch
+    from torch import nn
+
+    from autograd_steps.recording import Recording
+
+    results = []
+    for layers in (250, 1250):
+        torch.manual_seed(0)
+        model, x = nn.Sequential(*[nn.Linear(8, 8) for _ in range(layers)]), torch.randn(4, 8)
+        times: dict[str, list[float]] = {"plain": [], "recorded": []}
+        for _ in range(repeats + 1):  # the first round warms up and is not counted
+            loss = model(x).pow(2).mean()
+            times["plain"].append(timed(loss.backward)[0])
+            loss = model(x).pow(2).mean()
+            times["recorded"].append(timed(lambda: Recording(loss, {}, __file__, max_nodes=10_000).run(loss.backward))[0])
+        nodes = len(Recording(model(x).pow(2).mean(), {}, __file__, max_nodes=10_000).nodes)
+        median = {name: statistics.median(t[1:]) for name, t in times.items()}
+        results.append({"nodes": nodes, "median_seconds": median,
+                        "per_node_ms": {name: seconds / nodes * 1e3 for name, seconds in median.items()}})
+        print(f"chain of {nodes} nodes: plain {median['plain'] * 1e3:.1f} ms, recorded {median['recorded'] * 1e3:.1f} ms"
+              f" ({results[-1]['per_node_ms']['recorded']:.3f} ms a node)")
+    growth = results[1]["median_seconds"]["recorded"] / results[0]["median_seconds"]["recorded"]
+    print(f"recording {results[1]['nodes']} nodes took {growth:.2f} times as long as {results[0]['nodes']}")
+    return {"repeats": repeats, "baseline": "plain loss.backward() of the same chain; growth: the larger chain's "
+                                            "recording time over the smaller's", "results": results, "growth": growth}
 
 
 def snippets(repeats, argv):

@@ -592,9 +592,12 @@ class Recording:
         for step in self.steps:
             for item in step["sent"]:
                 sent[item["edge"]] = item["grad"]
+        incoming: dict[int, list[Edge]] = {}  # node id -> the edges into it, in order
+        for edge in self.edges:
+            incoming.setdefault(edge["to"], []).append(edge)
         for step in self.steps:
             step["contributions"] = [{"edge": e["id"], "grad": sent.get(e["id"])}
-                                     for e in self.edges if e["to"] == step["node"] and e["id"] in sent]
+                                     for e in incoming.get(step["node"], []) if e["id"] in sent]
         self.mark()
         for number, step in enumerate(self.steps, 1):
             step["description"] = self.step_text(number, step)
