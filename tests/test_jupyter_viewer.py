@@ -358,6 +358,16 @@ print(json.dumps({"first": recording.first_nonfinite, "missing": recording.missi
 save_html("steps.html", recording)
 recording.to_json("steps.json")
 recording.to_csv("steps.csv")""",
+    """\
+class Double(nn.Module):
+    def forward(self, t):
+        return t * 2""",
+    """\
+double, w = Double(), torch.ones(3, requires_grad=True)
+with watch_forward():
+    out = double(w).sum()
+made = show_backward(out, quiet=True)
+print(json.dumps([(n["detail"], n["where"][-1]["code"]) for n in made.data()["nodes"] if n["name"] == "MulBackward0"]))""",
 ]
 
 
@@ -386,3 +396,5 @@ def test_show_backward_returns_the_recording_which_answers_in_code_and_is_shown_
     assert data["missing"] == answers["missing"] and data["jumps"]["origin"] == "forward"
     rows = (tmp_path / "steps.csv").read_text().splitlines()
     assert rows[0] == "step,node,module,line,received norm,NaN,inf,marks" and len(rows) == len(data["steps"]) + 1
+    # A node made in a module's forward defined in another cell names that cell's line.
+    assert json.loads(nb.cells[7].outputs[-1].text.splitlines()[-1]) == [["line 3 of another cell", "return t * 2"]]

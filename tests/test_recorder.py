@@ -530,3 +530,46 @@ def test_quiet_prints_a_summary_not_the_table(monkeypatch, capsys, tmp_path):
     assert len(recording.table()) > 50 * len(out)
     save_html(tmp_path / "steps.html", recording)
     assert "model.layers.5.linear2.weight" in (tmp_path / "steps.html").read_text()
+
+
+def test_a_node_made_in_a_models_forward_in_another_file_names_that_line(monkeypatch, tmp_path):
+    """The model in models.py beside the script: each of its nodes names the line of its forward
+    there, in the step's text and the graph, and the panel gives the call that led there."""
+    (tmp_path / "models.py").write_text(textwrap.dedent("""\
+        import torch
+        from torch import nn
+
+
+        class Scaled(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.weight = nn.Parameter(torch.ones(3))
+
+            def forward(self, x):
+                return (x * self.weight).sum()
+        """))
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent("""\
+        import torch
+        from autograd_steps import step_through, watch_forward
+        from models import Scaled
+
+        model = Scaled()
+        with watch_forward():
+            loss = model(torch.arange(3.0))
+        step_through(loss)
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    shown: list = []
+    monkeypatch.setattr(builtins, "display", shown.append, raising=False)
+    exec(compile(script.read_text(), str(script), "exec"), {"__name__": "__main__"})
+    steps = shown[0].data()
+    (mul,) = [n for n in steps["nodes"] if n["name"] == "MulBackward0"]
+    assert mul["detail"] == "models.py, line 11" and mul["line"] == 7
+    (step,) = [s for s in steps["steps"] if s["node"] == mul["id"]]
+    assert "(made by models.py, line 11: return (x * self.weight).sum())" in step["description"]
+    from autograd_steps import view
+
+    rows = view.panel_rows(steps, step)
+    assert rows[:2] == [["made", "Made by", "models.py, line 11: return (x * self.weight).sum()", ""],
+                        ["made", "Called from", "line 7: loss = model(torch.arange(3.0))", ""]]

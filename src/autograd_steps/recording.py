@@ -91,6 +91,7 @@ class Frame(TypedDict):
     file: str  # the file's name, without its folder
     line: int
     code: str  # without a comment at its end
+    place: str  # where a reader finds it: "line 9" of the recorded file, "models.py, line 9", "line 6 of another cell"
 
 
 class Saved(TypedDict):
@@ -494,7 +495,7 @@ class Recording:
         lines = [frame["line"] for frame in where if frame["file"] == self.file]
         line = lines[0] if lines else None
         if kind != "leaf":
-            detail = f"line {lines[-1]}" if lines else ""  # the innermost, which the code panel highlights
+            detail = where[-1]["place"] if where else ""  # the innermost line of the reader's code
         node: RecordedNode = {"fn": fn, "id": -1, "name": name, "sequence": sequence,  # numbered once sorted
                               "saved": saved(fn), "kind": kind, "label": label, "detail": detail, "where": where,
                               "lines": lines, "line": line, "marks": [], "made_nonfinite": None,
@@ -538,7 +539,7 @@ class Recording:
             lines = [(n, code) for n, code in made_here if before is None or n <= before]
             if lines:
                 line, code = lines[-1]
-                node["where"] = [{"file": self.file, "line": line, "code": code}]
+                node["where"] = [{"file": self.file, "line": line, "code": code, "place": self.place(self.file, line)}]
                 node["lines"], node["line"] = [line], line
 
     def where(self, fn: Fn) -> list[Frame]:
@@ -550,8 +551,19 @@ class Recording:
             m = entry.startswith(prefix) and FRAME.search(entry)
             if m and os.path.dirname(m["file"]) == self.folder:
                 code = m["code"].split("  #")[0].strip()  # without a comment at its end
-                frames.append({"file": os.path.basename(m["file"]), "line": int(m["line"]), "code": code})
+                file, line = os.path.basename(m["file"]), int(m["line"])
+                frames.append({"file": file, "line": line, "code": code, "place": self.place(file, line)})
         return frames
+
+    def place(self, file: str, line: int) -> str:
+        """A line as the reader finds it: in the recorded file, by its number; in another file of its
+        folder, with the file's name; in a notebook, whose cells IPython runs as files named by a
+        number in one folder (ipykernel_...), as another cell's."""
+        if file == self.file:
+            return f"line {line}"
+        if os.path.basename(self.folder).startswith("ipykernel_"):
+            return f"line {line} of another cell"
+        return f"{file}, line {line}"
 
     def run(self, backward: Callable[[], object]) -> None:
         """Call `backward()` (which runs this recording's backward pass) with every node watched;
@@ -671,16 +683,16 @@ class Recording:
         return node_text(self.nodes[i])
 
     def frame(self, node: Node) -> Frame | None:
-        """The line that made a node: the innermost in the recorded file, or else in its folder."""
-        return next((f for f in reversed(node["where"]) if f["file"] == self.file), None) \
-            or (node["where"][-1] if node["where"] else None)
+        """The line that made a node: the innermost of the reader's code (a model's forward, in the
+        recorded file or another of its folder)."""
+        return node["where"][-1] if node["where"] else None
 
     def line_text(self, node: Node) -> str:
         frame = self.frame(node)
         if frame is None:
             return ""
         made = f"{node['label']} made" if node["kind"] == "leaf" else "made"
-        return f" ({made} by line {frame['line']}: {frame['code']})"
+        return f" ({made} by {frame['place']}: {frame['code']})"
 
     def received_text(self, step: Step, nothing: str) -> str:
         """What arrived, as the sum of what each edge carried where two or more paths meet."""
@@ -732,7 +744,7 @@ class Recording:
                 lines.setdefault(node["line"], []).append(node["id"])
         result: list[ForwardLine] = []
         for line, ids in sorted(lines.items()):
-            code = next(f["code"] for f in self.nodes[ids[0]]["where"] if f["line"] == line)
+            code = next(f["code"] for f in self.nodes[ids[0]]["where"] if f["file"] == self.file and f["line"] == line)
             added = ", ".join(self.node_text(i) for i in ids)
             result.append({"line": line, "code": code, "nodes": ids,
                            "description": f"Line {line}, {code}, adds {added}."})
@@ -803,7 +815,8 @@ class Recording:
     @property
     def first_nonfinite(self) -> dict[str, Any] | None:
         """Where the first NaN or inf was made (`mark`): {"step": its number from 1, "node",
-        "origin": "forward" or "backward", "line" and "code" (None where unknown), "module"};
+        "origin": "forward" or "backward", the "file", "line" and "code" of the reader's code that
+        made it (None where unknown), "module"};
         None where every gradient and result checked was finite."""
         first = self.jumps["nonfinite"]
         if first is None:
@@ -811,7 +824,8 @@ class Recording:
         node = self.nodes[self.steps[first]["node"]]
         frame = self.frame(node)
         return {"step": first + 1, "node": node_label(node), "origin": self.jumps["origin"],
-                "line": frame["line"] if frame else None, "code": frame["code"] if frame else None,
+                "file": frame["file"] if frame else None, "line": frame["line"] if frame else None,
+                "code": frame["code"] if frame else None,
                 "module": node["module"]}
 
     def norms(self, by: Literal["parameter", "module"] = "parameter") -> dict[str, float]:

@@ -258,7 +258,8 @@ def sent_html(steps: Data, step: Step) -> str:
 
 
 def panel_rows(steps: Data, step: Step) -> list[list[str]]:
-    """[kind, what, value, "nonfinite" or ""] for the panel: what arrives (each contribution, and
+    """[kind, what, value, "nonfinite" or ""] for the panel: the line of the reader's code that made
+    the node (the innermost) and the calls that led there, what arrives (each contribution, and
     their sum where two paths meet, or one gradient per output of a node with several), what goes
     out along each edge, and what the node saved for backward."""
     edges, contributions, received = steps["edges"], step["contributions"], step["received"]
@@ -281,6 +282,11 @@ def panel_rows(steps: Data, step: Step) -> list[list[str]]:
                                                            if targets.count(to) > 1 else ""), s["grad"])
              for s, to in zip(step["sent"], targets)]
     node = steps["nodes"][step["node"]]
+    if node["kind"] != "leaf" and node["where"]:  # the reader's line that made it, and the calls to it
+        *calls, made = node["where"]
+        rows.insert(0, ["made", "Made by", f"{made['place']}: {made['code']}", ""])
+        if calls:
+            rows.insert(1, ["made", "Called from", " ← ".join(f"{f['place']}: {f['code']}" for f in reversed(calls)), ""])
     if node["kind"] == "leaf":
         rows.append(["out", "Added to", grad_attribute(node), ""])
     for saved in node["saved"]:
