@@ -14,7 +14,7 @@ import pytest
 import torch
 from torch import nn
 
-from autograd_steps import save_html, show_backward, step_through, watch_forward
+from autograd_steps import compare, save_html, show_backward, step_through, watch_forward
 from autograd_steps.recording import FAR, MAX_NODES, Recording, summary
 
 
@@ -573,3 +573,38 @@ def test_a_node_made_in_a_models_forward_in_another_file_names_that_line(monkeyp
     rows = view.panel_rows(steps, step)
     assert rows[:2] == [["made", "Made by", "models.py, line 11: return (x * self.weight).sum()", ""],
                         ["made", "Called from", "line 7: loss = model(torch.arange(3.0))", ""]]
+
+
+class Poisson(nn.Module):
+    def __init__(self, fixed):
+        super().__init__()
+        self.body, self.rate, self.fixed = nn.Sequential(nn.Linear(3, 8), nn.Tanh()), nn.Linear(8, 1), fixed
+
+    def forward(self, x):
+        rate = self.rate(self.body(x))
+        return torch.log(nn.functional.softplus(rate) if self.fixed else rate)
+
+
+def test_two_recordings_compare_parameter_by_parameter_and_module_by_module(monkeypatch, capsys):
+    """A NaN made in the forward pass, before and after its fix: each parameter's gradient norm
+    goes from NaN to a number; the table and the notes say so."""
+    monkeypatch.delattr(builtins, "display", raising=False)
+    recordings = []
+    for fixed in (False, True):
+        torch.manual_seed(0)
+        model, x = Poisson(fixed), torch.randn(6, 3)
+        with watch_forward():
+            log_rate = model(x)
+        recordings.append(show_backward((log_rate.exp() - log_rate).mean(), quiet=True))
+    found = compare(*recordings)
+    names = ["model.rate.weight", "model.rate.bias", "model.body.0.weight", "model.body.0.bias"]
+    assert sorted(r["name"] for r in found.rows) == sorted(names)
+    assert all(math.isnan(r["before"]) and math.isfinite(r["after"]) and r["ratio"] is None for r in found.rows)
+    text = found.table()
+    assert text.splitlines()[0].split() == ["Parameter", "Before", "After", "After", "/", "before"]
+    assert "model.rate.weight" in text and "nan" in text
+    assert text.splitlines()[-2].startswith("Before: The first NaN or inf was made in the forward pass")
+    assert text.splitlines()[-1] == "After: No NaN or inf."
+    by_module = compare(recordings[1], recordings[1], by="module")
+    assert {r["name"]: r["ratio"] for r in by_module.rows} == {"model.rate": 1.0, "model.body.0": 1.0}
+    assert "<table>" in found._repr_html_()

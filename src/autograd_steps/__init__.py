@@ -11,7 +11,7 @@ In a notebook (JupyterLab, VS Code), on your own model:
 In a script, show_backward prints the table of steps (with `quiet=True`, a summary);
 `save_html("steps.html")` then writes the viewer as a page of its own. show_backward returns
 the recording, which answers in code: `first_nonfinite`, `missing`, `norms()`, `to_json()`,
-`to_csv()`.
+`to_csv()`; `compare(before, after)` puts two recordings side by side.
 
 Modules, one concern each:
 
@@ -31,7 +31,7 @@ import importlib
 
 MODULES = {"show_backward": "notebook", "save_html": "notebook", "Viewer": "notebook",
            "step_through": "recording", "recorded": "recording", "Recording": "recording", "STEPS": "recording",
-           "watch_forward": "recording"}
+           "watch_forward": "recording", "compare": "recording"}
 __all__ = list(MODULES)
 
 

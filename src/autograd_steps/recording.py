@@ -895,6 +895,66 @@ class Recording:
         return self.table()
 
 
+def compare(before: Recording, after: Recording, by: Literal["parameter", "module"] = "parameter") -> "Comparison":
+    """Two recordings side by side (before and after a fix, two training steps, two seeds): for
+    each parameter (or module, `by="module"`), the norm of the gradient it received in each
+    (`Recording.norms`) and how many times the second is the first; where each made its first
+    NaN or inf."""
+    return Comparison(before, after, by)
+
+
+class Compared(TypedDict):
+    """A row of a `Comparison`."""
+    name: str
+    before: float | None
+    after: float | None
+    ratio: float | None
+
+
+class Comparison:
+    """What `compare` returns: `rows`, one {"name", "before", "after", "ratio"} per parameter (or
+    module) of either recording, in the order the first names them; a norm is None where that
+    recording's parameter got no gradient, NaN where it held NaN or inf; the ratio is None where
+    either is missing, zero or not finite. Printed, a table; in a notebook, an HTML table."""
+
+    HEADER = ["Parameter", "Before", "After", "After / before"]
+
+    def __init__(self, before: Recording, after: Recording, by: Literal["parameter", "module"]) -> None:
+        old, new = before.norms(by), after.norms(by)
+        self.rows: list[Compared] = []
+        for name in dict.fromkeys([*old, *new]):
+            a, b = old.get(name), new.get(name)
+            ratio = b / a if a is not None and b is not None and math.isfinite(a) and math.isfinite(b) and a > 0 \
+                else None
+            self.rows.append({"name": name, "before": a, "after": b, "ratio": ratio})
+        self.header = ["Module" if by == "module" else "Parameter", *self.HEADER[1:]]
+        self.notes = [f"{when}: {recording.nonfinite_text() or 'No NaN or inf.'}"
+                      for when, recording in (("Before", before), ("After", after))]
+
+    def cells(self) -> list[list[str]]:
+        def norm(value: float | None) -> str:
+            return "no gradient" if value is None else number(value)
+        return [[r["name"], norm(r["before"]), norm(r["after"]), "" if r["ratio"] is None else f"{r['ratio']:.3g}×"]
+                for r in self.rows]
+
+    def table(self) -> str:
+        rows = [self.header, *self.cells()]
+        widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+        return "\n".join([*lines, "", *self.notes])
+
+    def __repr__(self) -> str:
+        return self.table()
+
+    def _repr_html_(self) -> str:
+        def esc(text: str) -> str:
+            return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        head = "".join(f"<th>{h}</th>" for h in self.header)
+        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self.cells())
+        notes = "".join(f"<p>{esc(note)}</p>" for note in self.notes)
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}"
+
+
 def finite(summary: Summary | None) -> TypeGuard[Summary]:
     """Whether a gradient is there and has no NaN or inf (then its norm is of all its entries)."""
     return summary is not None and not summary["nan"] and not summary["inf"] and math.isfinite(summary["norm"])
