@@ -13,7 +13,7 @@ from autograd_steps import layout, view
 from autograd_steps.recording import FRAME, MAX_NODES, STEPS, Data, LaidOut, Recording, names, parameters
 
 __all__ = ["show_backward", "save_html", "Shown", "Viewer"]
-shown: list[Data] = []  # the last backward pass show_backward showed, which save_html writes
+shown: list[Recording] = []  # the last backward pass show_backward showed, which save_html writes
 
 
 def show_backward(output: torch.Tensor, gradient: torch.Tensor | None = None, *, max_nodes: int = MAX_NODES,
@@ -30,12 +30,13 @@ def show_backward(output: torch.Tensor, gradient: torch.Tensor | None = None, *,
     writes `to_json` and `to_csv`; Jupyter does not show it again under the viewer, but shows it
     where a later cell names it."""
     caller = sys._getframe(1)
-    recording = Shown(output, names(caller), made_in(output, caller.f_code.co_filename), "show_backward",
-                      max_nodes, parameters(caller))
+    params = parameters(caller)
+    recording = Shown(output, names(caller, params), made_in(output, caller.f_code.co_filename), "show_backward",
+                      max_nodes, params)
     try:
         recording.run(lambda: output.backward(gradient, **backward_args))
     finally:
-        shown[:] = [recording.data()]
+        shown[:] = [recording]
         display: Callable[[object], object] | None = getattr(builtins, "display", None)  # IPython's, in a notebook
         if quiet:
             print(recording.summary_text())
@@ -54,7 +55,7 @@ def save_html(path: str | os.PathLike[str], recording: Recording | None = None) 
     if recording is None and not shown:
         raise ValueError("save_html writes what show_backward showed: call show_backward(loss) first, "
                          "or pass the recording it returned")
-    html = view.notebook_html(laid_out(recording.data() if recording is not None else shown[0]))
+    html = view.notebook_html(laid_out((recording if recording is not None else shown[0]).data()))
     with open(path, "w", encoding="utf-8") as file:
         file.write(f'<!DOCTYPE html>\n<html lang="en"><meta charset="utf-8"><title>backward()</title>\n{html}\n</html>\n')
 

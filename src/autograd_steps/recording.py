@@ -62,7 +62,7 @@ import textwrap
 import threading
 import types
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal, NotRequired, TypedDict, TypeGuard, cast
 
 import torch
@@ -229,8 +229,8 @@ def step_through(output: torch.Tensor, gradient: torch.Tensor | None = None, *, 
     is refused before anything runs. Returns None, as backward() does (Jupyter would show a
     returned recording a second time)."""
     caller = sys._getframe(1)
-    recording = Recording(output, names(caller), caller.f_code.co_filename, "step_through", max_nodes,
-                          parameters(caller))
+    params = parameters(caller)
+    recording = Recording(output, names(caller, params), caller.f_code.co_filename, "step_through", max_nodes, params)
     try:
         recording.run(lambda: output.backward(gradient, **backward_args))
     finally:
@@ -256,7 +256,8 @@ def recorded(path: str, max_nodes: int = MAX_NODES) -> Iterator[None]:
             frame = frame.f_back
         if frame is None or not isinstance(tensors, torch.Tensor) or tensors.grad_fn is None:
             return real(tensors, *args, **kwargs)
-        recording = Recording(tensors, names(frame), path, "the step-through", max_nodes, parameters(frame))
+        params = parameters(frame)
+        recording = Recording(tensors, names(frame, params), path, "the step-through", max_nodes, params)
         try:
             recording.run(lambda: real(tensors, *args, **kwargs))
         finally:
@@ -270,13 +271,14 @@ def recorded(path: str, max_nodes: int = MAX_NODES) -> Iterator[None]:
         torch.autograd.backward = real
 
 
-def names(frame: types.FrameType) -> dict[int, str]:
-    """{id(tensor): name} for the leaves a frame's variables hold, modules' parameters included."""
+def names(frame: types.FrameType, params: Sequence[tuple[str, torch.Tensor]] | None = None) -> dict[int, str]:
+    """{id(tensor): name} for the leaves a frame's variables hold, and its modules' parameters
+    (`params`, where the caller has them already: `parameters(frame)`)."""
     found: dict[int, str] = {}
     for name, value in scope(frame):
         if isinstance(value, torch.Tensor):
             found.setdefault(id(value), name)
-    for name, param in parameters(frame):
+    for name, param in parameters(frame) if params is None else params:
         found.setdefault(id(param), name)
     return found
 
@@ -882,11 +884,7 @@ class Recording:
         return "\n".join(textwrap.fill(line, 100) for line in lines)
 
     def _repr_html_(self) -> str:
-        def esc(text: str) -> str:
-            return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        head = "".join(f"<th>{h}</th>" for h in self.HEADER)
-        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self.rows())
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        return html_table(self.HEADER, self.rows())
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
         return {"text/plain": self.table(), "text/html": self._repr_html_(), STEPS: self.data()}
@@ -947,12 +945,18 @@ class Comparison:
         return self.table()
 
     def _repr_html_(self) -> str:
-        def esc(text: str) -> str:
-            return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        head = "".join(f"<th>{h}</th>" for h in self.header)
-        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in self.cells())
-        notes = "".join(f"<p>{esc(note)}</p>" for note in self.notes)
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}"
+        return html_table(self.header, self.cells()) + "".join(f"<p>{escape(note)}</p>" for note in self.notes)
+
+
+def escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def html_table(header: list[str], rows: Iterable[list[str]]) -> str:
+    """A table of text cells as HTML, as a notebook shows it without the viewer."""
+    head = "".join(f"<th>{h}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def finite(summary: Summary | None) -> TypeGuard[Summary]:

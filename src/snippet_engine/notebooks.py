@@ -274,7 +274,8 @@ def watched(code: str) -> str:
     block, so that each node of the graph keeps the line of the cell and the module that made it,
     and a NaN or inf is found where the forward pass made it."""
     lines = code.split("\n")
-    body = ast.parse(code).body
+    tree = ast.parse(code)
+    body = tree.body
     imports = [n for n in body if isinstance(n, (ast.Import, ast.ImportFrom))]
     first = next(n for n in body if not isinstance(n, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
                  and not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)))  # a docstring
@@ -282,7 +283,7 @@ def watched(code: str) -> str:
     while start > 0 and lines[start - 1].lstrip().startswith("#"):  # its comment goes with it
         start -= 1
     end = max(n for n, line in enumerate(lines) if line.startswith("show_backward("))
-    inside = {n for node in ast.walk(ast.parse(code)) if isinstance(node, (ast.Constant, ast.JoinedStr))
+    inside = {n for node in ast.walk(tree) if isinstance(node, (ast.Constant, ast.JoinedStr))
               for n in range(node.lineno + 1, (node.end_lineno or node.lineno) + 1)}  # the lines a string continues on
     block = [line if not line.strip() or n in inside else "    " + line for n, line in enumerate(lines[start:end], start + 1)]
     while block and not block[-1].strip():  # blank lines before show_backward stay outside the block
