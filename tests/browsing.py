@@ -202,8 +202,11 @@ STEP_ON_SCREEN = """async viewer => {
     const out = r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth;
     return out ? "off screen" : !hit ? "nothing at its centre" : e.contains(hit) ? "" : "covered by " + hit.outerHTML.slice(0, 80);
   };
-  const r = next.getBoundingClientRect();
+  const r = next.getBoundingClientRect(), box = viewer.querySelector(".snippet-steps__graph");
+  const spans = nodes.map(e => e.getBoundingClientRect());
+  const span = (a, b) => Math.max(...spans.map(s => s[b])) - Math.min(...spans.map(s => s[a]));
   return {counter: viewer.querySelector(".snippet-steps__counter").textContent,
+          spread: spans.length > 1 && (span("top", "bottom") > box.clientHeight || span("left", "right") > box.clientWidth),
           lines: lines.length, nodes: nodes.length, last: next.getAttribute("aria-disabled") === "true",
           wrong: [next, text, ...lines, ...nodes].map(e => [e, wrong(e)]).filter(([, what]) => what)
                                            .map(([e, what]) => `${e.outerHTML.slice(0, 60)}: ${what}`),

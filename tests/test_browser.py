@@ -323,7 +323,8 @@ def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(brow
     """At 1280×800 and on a phone, at every step in both modes, the controls, the step's text, the
     highlighted line of code and the current node are on screen together, none covered (by the
     page's header or back-to-top button); Next is pressed where the reader sees it. A line of
-    Forward mode that adds nodes too far apart for a phone's screen shows the first of them."""
+    Forward mode that adds nodes too far apart for a phone's screen, or for the graph's box (the
+    ten parameters a model's line makes, over a tall graph), shows the first of them."""
     page = open_page(browser, urls[name], width=width, height=height, reduced_motion="reduce")
     viewer = page.locator("figure.snippet-steps").nth(n)
     assert viewer.get_by_role("button", name="Next", exact=True).count() == 1
@@ -341,7 +342,7 @@ def test_the_line_and_the_node_of_each_step_are_on_screen_with_the_controls(brow
             where = f"{name} viewer {n + 1} at {width} px, {mode} step {step}"
             assert shown["counter"].startswith(f"Step {step} of "), where
             assert shown["lines"] == 1 and shown["nodes"] >= 1, where
-            if mode == "Backward" or width == 1280:
+            if mode == "Backward" or (width == 1280 and not shown["spread"]):
                 assert shown["wrong"] == [], where
             else:
                 assert len(shown["wrong"]) == shown["nodesWrong"] < shown["nodes"], where

@@ -268,7 +268,7 @@ def test_each_step_through_cell_calls_show_backward_with_its_forward_pass_watche
     """In place of `out.backward()`, `show_backward(out)` with one comment saying so; the forward
     pass, from its first line, in a `with watch_forward():` block that ends just before it."""
     cells = [c for chapter in CHAPTERS for c in code_cells(read(built_site, chapter)) if steps(c)]
-    assert len(cells) == sum(1 for path in RECORDED if path.stem.startswith("watch_")) == 9
+    assert len(cells) == sum(1 for path in RECORDED if path.stem.startswith("watch_")) == 10
     for cell in cells:
         lines = cell.source.splitlines()
         (shown,) = [n for n, line in enumerate(lines) if line.startswith("show_backward(")]

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from autograd_steps import compare, save_html, show_backward, step_through, watch_forward
-from autograd_steps.recording import FAR, MAX_NODES, Recording, summary
+from autograd_steps.recording import MAX_NODES, Recording, summary
 
 
 def data(shown):
@@ -200,27 +200,154 @@ def test_anomaly_modes_nan_check_keeps_the_recording_and_marks_the_node(shown):
 
 # Marks and jumps
 
-def test_marks_name_the_nodes_with_nan_and_where_the_norm_drops_or_jumps(shown):
-    """A saturated sigmoid: the node before it receives far less than the sigmoid did (vanishing);
-    an exp of a large value: the node before it receives far more (exploding)."""
+def test_marks_name_the_nodes_with_nan_and_not_a_jump_between_neighbours(shown):
+    """A saturated sigmoid (its derivative under 1e-13) and an exp of a large value (over 2e4)
+    change the gradient in one operation each: neither is marked vanishing or exploding, which
+    build up over layers. The inf that sqrt sends is marked where it appears."""
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     z = torch.tensor([0.0, 1.0], requires_grad=True)
     with torch.autograd.set_detect_anomaly(True, check_nan=False):
-        b = (x * 30).sigmoid()  # saturated: its derivative is under 1e-13
-        c = (x * 10).exp()  # its derivative is over 2e4
+        b = (x * 30).sigmoid()
+        c = (x * 10).exp()
         e = z.sqrt()  # sends inf to z
         loss = b.sum() + c.sum() + e.sum()
     step_through(loss)
     steps = data(shown)
     marked = {(n["label"], n["detail"]): n["marks"] for n in steps["nodes"] if n["marks"]}
-    line = test_marks_name_the_nodes_with_nan_and_where_the_norm_drops_or_jumps.__code__.co_firstlineno + 6
-    assert marked == {("MulBackward0", f"line {line}"): ["vanishing"], ("MulBackward0", f"line {line + 1}"): ["exploding"],
-                      ("SqrtBackward0", f"line {line + 2}"): ["nonfinite"], ("z", "2"): ["nonfinite"]}
+    line = test_marks_name_the_nodes_with_nan_and_not_a_jump_between_neighbours.__code__.co_firstlineno + 9
+    assert marked == {("SqrtBackward0", f"line {line}"): ["nonfinite"], ("z", "2"): ["nonfinite"]}
     order = [steps["nodes"][s["node"]]["name"] for s in steps["steps"]]
     assert order[steps["jumps"]["nonfinite"]] == "SqrtBackward0"
     norms = [s["received"]["norm"] for s in steps["steps"]]
     assert norms[steps["jumps"]["largest"]] == max(norms) and norms[steps["jumps"]["smallest"]] == min(norms)
-    assert FAR == 1e4
+    assert max(norms) > 1e9 and min(norms) < 1e-11
+
+
+# Vanishing and exploding, judged along the path: models where a practitioner sees the gradient
+# fade or blow up layer by layer, and models whose gradient only looks small or large somewhere.
+
+def recorded_model(model, x, loss=lambda out: out.pow(2).mean()):
+    """The recording of the model's loss (watched forward pass) and its nodes' marks, counted."""
+    with watch_forward():
+        value = loss(model(x))
+    recording = Recording(value, {}, __file__, params=[(f"model.{n}", p) for n, p in model.named_parameters()])
+    recording.run(value.backward)
+    return recording, {mark: sum(mark in n["marks"] for n in recording.nodes) for mark in ("vanishing", "exploding")}
+
+
+def marks_of(recording, parameter):
+    """The marks of a parameter's AccumulateGrad."""
+    (node,) = [n for n in recording.nodes if n["kind"] == "leaf" and n["fn"].variable is parameter]
+    return node["marks"]
+
+
+class RNN(nn.Module):
+    """A ReLU RNN from a zero initial state whose recurrent weight is `gain` times the identity, its
+    inputs positive so that every unit stays active: its gradient is multiplied by `gain` at each
+    step back in time. The loss reads every step's output."""
+
+    def __init__(self, gain, steps=30):
+        super().__init__()
+        self.inp, self.rec, self.out, self.steps = nn.Linear(4, 8), nn.Linear(8, 8, bias=False), nn.Linear(8, 1), steps
+        with torch.no_grad():
+            self.rec.weight.copy_(gain * torch.eye(8))
+            self.inp.weight.abs_()
+            self.inp.bias.abs_()
+
+    def forward(self, xs):
+        h, outs = torch.zeros(xs.shape[1], 8), []
+        for x in xs[:self.steps]:
+            h = torch.relu(self.inp(x) + self.rec(h))
+            outs.append(self.out(h))
+        return torch.stack(outs)
+
+
+def sigmoid_stack(layers):
+    return nn.Sequential(*[m for _ in range(layers) for m in (nn.Linear(16, 16), nn.Sigmoid())], nn.Linear(16, 1))
+
+
+def test_a_sigmoid_stack_losing_500_times_is_vanishing_from_where_it_has_lost_100_times():
+    torch.manual_seed(0)
+    model = sigmoid_stack(4)
+    target = torch.randn(32, 1)
+    recording, counts = recorded_model(model, torch.randn(32, 16), lambda out: nn.functional.mse_loss(out, target))
+    first, last = model[0].weight.grad.norm(), model[-1].weight.grad.norm()
+    assert last / first > 500
+    assert counts["vanishing"] and not counts["exploding"]
+    assert marks_of(recording, model[0].weight) == ["vanishing"] and marks_of(recording, model[-1].weight) == []
+    step = next(s for s in recording.steps if recording.nodes[s["node"]]["marks"])
+    assert "Vanishing: followed down its paths from the loss" in step["description"]
+
+
+def test_a_1000_layer_mlp_whose_gradient_reaches_0_is_vanishing():
+    torch.manual_seed(0)
+    model = nn.Sequential(*[m for _ in range(1000) for m in (nn.Linear(8, 8, bias=False), nn.Sigmoid())])
+    target = torch.randn(4, 8)
+    recording, counts = recorded_model(model, torch.randn(4, 8), lambda out: nn.functional.mse_loss(out, target))
+    assert model[0].weight.grad.abs().max() == 0 and model[-2].weight.grad.norm() > 1e-3
+    assert marks_of(recording, model[0].weight) == ["vanishing"] and marks_of(recording, model[-2].weight) == []
+    assert counts["vanishing"] > 3000 and not counts["exploding"]
+
+
+@pytest.mark.parametrize(("gain", "marked"), [(1.6, "exploding"), (0.9, None)])
+def test_a_recurrent_gain_of_1_6_explodes_and_one_of_0_9_and_its_zero_initial_state_are_unmarked(gain, marked):
+    """Gain 0.9: the gradient reaching each step stays the size of what its own output sends (a sum
+    of 0.9^k). The first step's product with the zero initial state sends its weight's node a
+    gradient of exactly 0: no size to judge, so no mark, with the same gain 1.6 too."""
+    torch.manual_seed(0)
+    model = RNN(gain)
+    recording, counts = recorded_model(model, torch.rand(30, 3, 4))
+    zeros = [s for s in recording.steps if s["received"] and s["received"]["norm"] == 0]
+    assert zeros and not any(recording.nodes[s["node"]]["marks"] for s in zeros)
+    if marked:
+        assert counts == {"vanishing": 0, "exploding": counts["exploding"]} and counts["exploding"] > 50
+        assert marks_of(recording, model.rec.weight) == ["exploding"]
+    else:
+        assert counts == {"vanishing": 0, "exploding": 0}
+
+
+class LayerScaleBlock(nn.Module):
+    """A transformer block whose two branches are scaled by 1e-5 at the start (LayerScale, CaiT)."""
+
+    def __init__(self, dim=16):
+        super().__init__()
+        self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.attn = nn.MultiheadAttention(dim, 2, batch_first=True)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+        self.gamma1, self.gamma2 = nn.Parameter(1e-5 * torch.ones(dim)), nn.Parameter(1e-5 * torch.ones(dim))
+
+    def forward(self, x):
+        y = self.norm1(x)
+        x = x + self.gamma1 * self.attn(y, y, y, need_weights=False)[0]
+        return x + self.gamma2 * self.mlp(self.norm2(x))
+
+
+def test_layerscale_a_loss_scale_and_a_loss_near_its_minimum_are_not_marked():
+    """Each makes a gradient far smaller or larger in one operation, by design: LayerScale's
+    branches get 1e-5 of the residual stream's gradient, a loss scale of 65536 multiplies every
+    gradient, and a loss near its minimum sends its model a tiny one."""
+    torch.manual_seed(0)
+    vit = nn.Sequential(nn.Linear(8, 16), *[LayerScaleBlock() for _ in range(4)], nn.LayerNorm(16), nn.Linear(16, 10))
+    labels = torch.randint(0, 10, (2 * 6,))
+    recording, counts = recorded_model(vit, torch.randn(2, 6, 8),
+                                       lambda out: nn.functional.cross_entropy(out.reshape(-1, 10), labels))
+    branch = vit[1].mlp[0].weight.grad.norm() / vit[0].weight.grad.norm()
+    assert branch < 1e-3 and counts == {"vanishing": 0, "exploding": 0}
+    mlp, x = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 1)), torch.randn(200, 8)
+    with torch.no_grad():
+        near = mlp(x) + 1e-4 * torch.randn(200, 1)
+    for loss in (lambda out: nn.functional.mse_loss(out, torch.zeros_like(out)) * 65536.0,
+                 lambda out: nn.functional.mse_loss(out, near)):
+        _, counts = recorded_model(mlp, x, loss)
+        assert counts == {"vanishing": 0, "exploding": 0}
+
+
+@pytest.mark.parametrize("name", ["transformer layer", "cnn", "lstm", "6-layer encoder"])
+def test_healthy_real_models_are_not_marked(name):
+    torch.manual_seed(0)
+    model, x = MODELS[name]()
+    _, counts = recorded_model(model, x)
+    assert counts == {"vanishing": 0, "exploding": 0}
 
 
 def test_a_small_step_in_the_norm_is_not_marked(shown):

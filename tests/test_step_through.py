@@ -14,6 +14,7 @@ import pytest
 import torch
 from conftest import RECORDED, SNIPPETS, STEP_THROUGH, forget_snippet_modules, printed
 
+from autograd_steps import recording
 from snippet_engine.kinds.steps import STEPS
 
 EXAMPLES = sorted(p.relative_to(SNIPPETS).as_posix() for p in RECORDED)
@@ -39,6 +40,9 @@ CREATED_BY = {
         "SigmoidBackward": "h = Sigmoid.apply(z)", "SubBackward0": "loss = ((output(h) - target) ** 2).mean()",
         "PowBackward0": "loss = ((output(h) - target) ** 2).mean()",
         "hidden.weight": "hidden, output = nn.Linear(3, 4), nn.Linear(4, 1)"},
+    "debugging_gradients/watch_vanishing_layers.py": {
+        "AddmmBackward0": "loss = nn.functional.mse_loss(model(x), target)",
+        "MseLossBackward0": "loss = nn.functional.mse_loss(model(x), target)", "model.0.weight": "model = nn.Sequential("},
     "debugging_gradients/watch_nan.py": {
         "SqrtBackward0": "return squared.sqrt()", "PowBackward0": "squared = (diff**2).sum(dim=-1)",
         "SumBackward0": "loss = dist.sum()",
@@ -404,6 +408,27 @@ def test_a_gradient_vanishes_in_the_custom_sigmoid(runner, observed):
     assert printed([o["output"] for o in result.outputs]) == plain.printed
 
 
+def test_the_gradient_fades_over_four_sigmoid_layers_and_the_marks_start_at_model_2(runner, observed):
+    """Debugging gradients, "A gradient that fades over layers"."""
+    name = "debugging_gradients/watch_vanishing_layers.py"
+    result, steps = recorded(runner, name)
+    plain = observed(name)
+    model = plain.variables["model"]
+    norms = [f"{model[i].weight.grad.norm():.2g}" for i in range(0, 9, 2)]
+    assert norms == ["0.00031", "0.0011", "0.0093", "0.063", "0.54"]
+    assert printed([o["output"] for o in result.outputs]) == plain.printed
+    nodes = [steps["nodes"][s["node"]] for s in steps["steps"]]
+    marked = [i for i, node in enumerate(nodes) if node["marks"]]
+    assert marked == list(range(16, len(nodes))) and all(nodes[i]["marks"] == ["vanishing"] for i in marked)
+    assert (nodes[16]["name"], nodes[16]["module"]) == ("AddmmBackward0", "model.2")
+    assert (nodes[1]["name"], nodes[1]["module"]) == ("AddmmBackward0", "model.8")
+    received = [f'{s["received"]["norm"]:.2g}' for s in steps["steps"]]
+    assert (received[16], received[1]) == ("0.00067", "0.37")
+    assert (nodes[-1]["label"], nodes[-1]["marks"]) == ("model.0.weight", ["vanishing"])
+    assert 10 ** recording.STEP == pytest.approx(3.16, abs=0.005) and 10 ** recording.ORDERS == 100
+    assert "Vanishing: followed down its paths from the loss" in steps["steps"][16]["description"]
+
+
 def test_the_custom_sigmoid_passes_gradcheck(observed):
     sigmoid = observed("debugging_gradients/watch_vanishing_sigmoid.py").variables["Sigmoid"]
     z = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
@@ -447,6 +472,9 @@ def test_the_smallest_gradient_and_the_norms_find_the_vanishing_layer(runner):
         module = steps["nodes"][step["node"]]["module"]
         by_module.setdefault(module, []).append(step["received"]["norm"])
     assert sorted(by_module["hidden"]) == [pytest.approx(1e-4, rel=0.05), pytest.approx(0.011, abs=0.0005)]
+    fell = steps["steps"][7]["received"]["norm"] / steps["steps"][8]["received"]["norm"]
+    assert round(fell, -2) == 5600, "in one operation, the sigmoid's backward"
+    assert not any(node["marks"] for node in steps["nodes"]), "which no mark counts as vanishing"
     assert len(by_module["output"]) == 2 and min(by_module["output"]) > 1
 
 

@@ -76,7 +76,12 @@ MAX_NODES = 5000  # larger graphs are refused: more than Graphviz's dot lays out
 UNKNOWN = ("{count} of the graph's operations were made outside anomaly mode, so the line that made each "
            "is unknown: run the forward pass under autograd_steps.watch_forward() (or "
            "torch.autograd.set_detect_anomaly(True, check_nan=False)).")
-FAR = 1e4  # a node whose gradient's norm is this many times below (above) its senders' is "vanishing" ("exploding")
+# A gradient is "vanishing" ("exploding") where, followed down its path from the loss, its size has
+# fallen (grown) by ORDERS orders of magnitude, one operation counting for at most STEP of them
+# (`Recording.flow`): vanishing and exploding build up over layers, while a deliberate scaling (a
+# loss scale, LayerScale's 1e-5, a zero it is multiplied by) is one operation.
+ORDERS = 2
+STEP = 0.5
 Grads = tuple[torch.Tensor | None, ...]  # what a node's hooks are given
 Mark = Literal["nonfinite", "vanishing", "exploding"]
 TORCH = os.path.join(os.path.dirname(torch.__file__), "")  # torch's own files
@@ -618,11 +623,8 @@ class Recording:
 
     def mark(self) -> None:
         """Each node's marks: "nonfinite" where it received or sent NaN or inf, or made the first NaN
-        or inf of the forward pass (`forward_origin`), which the jump then goes to; "vanishing"
-        ("exploding") where the norm it received is under 1/FAR (over FAR) times the largest
-        norm received by the nodes that sent it gradient, all of them finite (the norm of some
-        entries says nothing of the others'). The steps to jump to."""
-        norms = {s["node"]: s["received"]["norm"] for s in self.steps if finite(s["received"])}
+        or inf of the forward pass (`forward_origin`), which the jump then goes to; "vanishing" or
+        "exploding" as `flow` judges it. The steps to jump to."""
         origin = self.forward_origin()
         if origin is not None:
             self.nodes[self.steps[origin]["node"]]["marks"].append("nonfinite")
@@ -634,16 +636,56 @@ class Recording:
                 node["marks"].append("nonfinite")
                 if self.jumps["nonfinite"] is None:
                     self.jumps["nonfinite"], self.jumps["origin"] = index, "backward"
-            senders = [norms[self.edges[c["edge"]]["from"]] for c in step["contributions"]
-                       if self.edges[c["edge"]]["from"] in norms]
-            if finite(got) and senders and len(senders) == len(step["contributions"]):
-                if got["norm"] < max(senders) / FAR:
-                    node["marks"].append("vanishing")
-                elif got["norm"] > max(senders) * FAR:
-                    node["marks"].append("exploding")
+        for node_id, mark in self.flow().items():
+            self.nodes[node_id]["marks"].append(mark)
         ranked = sorted((s["received"]["norm"], i) for i, s in enumerate(self.steps) if finite(s["received"]))
         if ranked:
             self.jumps["smallest"], self.jumps["largest"] = ranked[0][1], ranked[-1][1]
+
+    def flow(self) -> dict[int, Mark]:
+        """The nodes whose gradient vanished or exploded, judged along its paths from the loss, as a
+        gradient-flow plot is read down the depth of a network. A node's level is the size of the
+        gradient it received, in orders of magnitude, followed down the path that keeps it largest,
+        each operation's change counting for at most STEP (`step_size`): a drop of 1e-5 in one
+        operation (LayerScale, a constant, a zero initial state multiplied in) counts as one order,
+        a fall by half in each of ten layers as three. A node is "vanishing" where its level, and the
+        level of every node below it (what it sends to, and on to the leaves: a side branch whose
+        gradient is small, an attention's queries and keys, a gate, rejoins a larger one), is ORDERS
+        or more below the highest level above it of a gradient of several values (the loss's own
+        scalars do not count: a loss near its minimum is no vanishing). It is "exploding" where its
+        level and every level below it (but those of gradients of exactly 0) are ORDERS or more above
+        the level at which its path's gradient first had several values (where it entered the
+        model, after a loss scale). Nodes with NaN or inf are left out: they are "nonfinite"."""
+        norms = {s["node"]: s["received"] for s in self.steps if finite(s["received"])}
+        order = list(dict.fromkeys(s["node"] for s in self.steps if s["node"] in norms))  # senders first
+        senders: dict[int, list[int]] = {node: [] for node in order}
+        for edge in self.edges:
+            if edge["from"] in norms and edge["to"] in norms:
+                senders[edge["to"]].append(edge["from"])
+        level: dict[int, float] = {}
+        top: dict[int, float] = {}  # the highest level above a node of a gradient of several values
+        entry: dict[int, float] = {}  # the level where the node's paths first carried several values
+        for node in order:
+            above = senders[node]
+            level[node] = max((level[p] + step_size(norms[p]["norm"], norms[node]["norm"]) for p in above), default=0.0)
+            top[node] = max((max(top[p], level[p] if wide(norms[p]) else -math.inf) for p in above), default=-math.inf)
+            entry[node] = max((entry[p] for p in above), default=-math.inf)
+            if entry[node] == -math.inf and wide(norms[node]):
+                entry[node] = level[node]
+        # The highest and the lowest level of a node and every node below it; a gradient of exactly 0
+        # has no size to judge (a zero initial state multiplied in): it lowers none.
+        highest = dict(level)
+        lowest = {node: level[node] if norms[node]["norm"] else math.inf for node in order}
+        for node in reversed(order):
+            for p in senders[node]:
+                highest[p], lowest[p] = max(highest[p], highest[node]), min(lowest[p], lowest[node])
+        marks: dict[int, Mark] = {}
+        for node in order:
+            if highest[node] <= top[node] - ORDERS:
+                marks[node] = "vanishing"
+            elif norms[node]["norm"] and entry[node] > -math.inf and lowest[node] >= entry[node] + ORDERS:
+                marks[node] = "exploding"
+        return marks
 
     def forward_origin(self) -> int | None:
         """The step of the node made first (the nodes are in the order the forward pass made them)
@@ -724,13 +766,13 @@ class Recording:
                 f" receives {self.received_text(step, 'nothing')}")
         if node["kind"] == "leaf":
             where = f"{node['label']}.grad" if node["label"] != "AccumulateGrad" else "the leaf's .grad"
-            return text + f", and adds it to {where}."
+            return text + f", and adds it to {where}." + flow_text(node["marks"])
         if node["kind"] == "custom":
             kept = [f"saved tensor {t['name']} ({saved_text(t)})"
                     for t in node["saved"]] + [f"ctx.{a['name']} = {a['value']}" for a in node.get("attributes", [])]
             text += f"; its backward reads {', '.join(kept)}" if kept else ""
         sent = self.sent_text(step, " to ")
-        text += f", and sends {'; '.join(sent)}." if sent else "."
+        text += (f", and sends {'; '.join(sent)}." if sent else ".") + flow_text(node["marks"])
         if self.jumps["origin"] == "forward" and self.jumps["nonfinite"] == number - 1:
             where = f", in {node['module']}," if node["module"] else ""
             text += f" The forward pass made the first NaN or inf here: this node's operation{where} returned it."
@@ -957,6 +999,34 @@ def html_table(header: list[str], rows: Iterable[list[str]]) -> str:
     head = "".join(f"<th>{h}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def flow_text(marks: list[Mark]) -> str:
+    """What a "vanishing" or "exploding" mark says (`Recording.flow`), as a sentence; else ""."""
+    if "vanishing" in marks:
+        change = "Vanishing", "shrunk", "from the largest it had above"
+    elif "exploding" in marks:
+        change = "Exploding", "grown", "from where it entered the model"
+    else:
+        return ""
+    return (f" {change[0]}: followed down its paths from the loss, no one operation counted for more than a "
+            f"factor of {10 ** STEP:.1f}, the gradient here and below has {change[1]} {10 ** ORDERS:g} times or "
+            f"more {change[2]}.")
+
+
+def step_size(before: float, after: float) -> float:
+    """How far a gradient's norm moved from one node to the next, in orders of magnitude (to or
+    from 0: all the way), as far as one operation counts: at most STEP either way."""
+    if before == after:
+        return 0.0
+    if before == 0 or after == 0:
+        return STEP if before == 0 else -STEP
+    return max(-STEP, min(STEP, math.log10(after / before)))
+
+
+def wide(summary: Summary) -> bool:
+    """Whether a gradient has several values (several outputs' gradients together count as several)."""
+    return summary["shape"] is None or math.prod(summary["shape"]) > 1
 
 
 def finite(summary: Summary | None) -> TypeGuard[Summary]:
