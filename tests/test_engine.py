@@ -16,6 +16,7 @@ import time
 import urllib.request
 
 import pytest
+import yaml
 from bs4 import BeautifulSoup
 from conftest import SNIPPETS, graphs, kind, mkdocs, sharing, snippet, warnings_in
 
@@ -312,6 +313,34 @@ def test_workers_import_the_preload_ahead_only_when_one_runs_more_than_one_snipp
     figures = [[i["output"]["data"]["image/svg+xml"] for i in r.outputs if kind(i["output"]) == "figure"]
                for r in [alone, *batch, served]]
     assert figures[0] and all(f == figures[0] for f in figures)
+
+
+def test_an_edit_stops_the_run_of_the_old_version_and_a_restored_one_runs_again(tmp_path):
+    """One worker, held by an endless loop: the edited snippet's run stops the loop's at once
+    (it fails as SnippetCancelled, which is not cached) and runs in the same worker; the loop
+    restored runs again, and is stopped again by the next edit."""
+    (tmp_path / "snippets").mkdir()
+    runner = Runner(Settings(tmp_path / "snippets", tmp_path / "cache", preload=(), workers=1))
+    loop, fixed = "print('spinning', flush=True)\nwhile True:\n    pass\n", "print('fixed')\n"
+    path = snippet(tmp_path, "spin.py", loop)
+    try:
+        first, _ = runner.start(path)
+        time.sleep(1)  # running in the worker by now
+        path.write_text(fixed)
+        second, started = runner.start(path)
+        assert started and second.result(timeout=30).stdout == "fixed\n"
+        stopped = first.result(timeout=5)
+        assert stopped.error["type"] == "SnippetCancelled" and runner.cached(path) is not None
+        path.write_text(loop)
+        assert runner.cached(path) is None, "a stopped run is not cached"
+        third, started = runner.start(path)
+        time.sleep(1)
+        assert started and not third.done()
+        path.write_text(fixed)
+        runner.start(path)
+        assert third.result(timeout=5).error["type"] == "SnippetCancelled"
+    finally:
+        runner.close()
 
 
 def test_warm_starts_every_worker_with_the_preload_before_a_snippet_asks(tmp_path):
@@ -688,6 +717,35 @@ def test_serve_shows_a_slow_snippet_as_running_and_its_output_when_it_ends(proje
         assert "still running" not in fetch_until(url, "slow done")
     finally:
         _, log = stop(server)
+    assert "Aborted" not in log and "ERROR" not in log
+
+
+def test_serve_stops_the_run_of_an_endless_loop_once_it_is_fixed(project):
+    """With one worker, the loop would hold it until its timeout (10 minutes), and the fixed
+    version would wait for it: the edit stops the old run at once, and the fix shows within
+    its own run time; nothing of the loop is left running."""
+    config = yaml.safe_load((project.root / "mkdocs.yml").read_text())
+    next(p for p in config["plugins"] if isinstance(p, dict) and "snippets" in p)["snippets"]["workers"] = 1
+    (project.root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    project.write("snippets/spin.py", "print('spinning')\nwhile True:\n    pass\n")
+    project.write("docs/index.md", PAGE.format("spin.py"))
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+                              cwd=project.root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        fetch_until(url, "spin.py is still running")
+        (worker,) = children(server.pid)
+        assert children(worker), "the worker runs the loop"
+        time.sleep(1)  # the file watcher starts after the first build
+        project.write("snippets/spin.py", "print('fixed', 'now')\n")
+        page = fetch_until(url, "fixed now", timeout=30)
+        assert "still running" not in page
+        assert children(server.pid) == [worker] and children(worker) == [], "the same worker, idle"
+    finally:
+        _, log = stop(server)
+    assert "snippet spin.py was stopped: its code changed while it ran" in log
     assert "Aborted" not in log and "ERROR" not in log
 
 

@@ -29,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -139,6 +139,9 @@ def sha256(path: str | os.PathLike[str]) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
+CANCEL = json.dumps({"cancel": True}) + "\n"  # stops the worker's running snippet (worker.py)
+
+
 class WorkerDied(Exception):
     pass
 
@@ -153,6 +156,8 @@ class Worker:
         self.imported: tuple[str, ...] = ()  # what the running one imported
         self.environment: dict[str, str] = {}  # what the running one got of the environment
         self.lock = threading.Lock()
+        self.writing = threading.Lock()  # a request and a cancel never interleave on its stdin
+        self.current: str | None = None  # the cache key of the snippet it runs, once sent
 
     def start(self) -> subprocess.Popen[str]:
         """The worker, started. A session of its own: Ctrl-C in the terminal reaches MkDocs, which
@@ -196,23 +201,41 @@ class Worker:
             finally:
                 self.lock.release()
 
-    def run(self, request: Request, name: str) -> Reply:
-        """The worker's reply; WorkerDied when it exits while running the snippet."""
+    def run(self, request: Request, name: str, key: str | None = None, stale: Container[str] = ()) -> Reply:
+        """The worker's reply; WorkerDied when it exits while running the snippet. `key`: the
+        cache key of the run, by which `cancel` stops it; one in `stale` by the time it is sent
+        was cancelled before it reached the worker, and is stopped at once."""
         with self.lock:
             proc = self.ready()
             assert proc.stdin and proc.stdout  # pipes, as start() asks
             try:
-                proc.stdin.write(json.dumps(request) + "\n")
-                proc.stdin.flush()
+                with self.writing:
+                    proc.stdin.write(json.dumps(request) + "\n" + (CANCEL if key in stale else ""))
+                    proc.stdin.flush()
+                    self.current = key
             except BrokenPipeError:
                 pass  # seen below as an empty reply
-            while line := proc.stdout.readline():
-                message = json.loads(line)
-                if "running" not in message:
-                    return cast(Reply, message)
-                log.info(f"snippet {name} still running after {message['running']} s")
+            try:
+                while line := proc.stdout.readline():
+                    message = json.loads(line)
+                    if "running" not in message:
+                        return cast(Reply, message)
+                    log.info(f"snippet {name} still running after {message['running']} s")
+            finally:
+                with self.writing:
+                    self.current = None
             self.close()
             raise WorkerDied
+
+    def cancel(self, key: str) -> None:
+        """Stop the run of `key`, from another thread, if the worker runs it: it replies at once
+        with a SnippetCancelled failure and stays up for the next snippet."""
+        with self.writing:
+            proc = self.proc
+            if self.current == key and proc is not None and proc.stdin is not None:
+                with contextlib.suppress(OSError, ValueError):  # it ended, or closed
+                    proc.stdin.write(CANCEL)
+                    proc.stdin.flush()
 
     def terminate(self) -> None:
         """Stop the worker from another thread than the one that waits on it (which then sees
@@ -289,6 +312,8 @@ class Runner:
         self.stopping = False  # set when a run is interrupted: a worker that dies is not started again for it
         self.pool = ThreadPoolExecutor(len(self.workers))  # a thread waits on each running snippet
         self.running: dict[str, Future[Result]] = {}  # by cache key
+        self.latest: dict[tuple[Path, frozenset[str]], str] = {}  # the key of each snippet's last run started
+        self.stale: set[str] = set()  # the keys of runs a later version replaced, until they stop
         self.killed: dict[str, Result] = {}  # by cache key: the runs killed from outside, kept in memory only
         self.lock = threading.Lock()
 
@@ -308,8 +333,14 @@ class Runner:
         """run() of a snippet that no other process sharing the cache is running now."""
         name = path.relative_to(self.root).as_posix()
         began = time.time()
-        result = self.run_uncached({"path": str(path), "options": sorted(options)}, path, name)
+        try:
+            result = self.run_uncached({"path": str(path), "options": sorted(options)}, path, name, key)
+        finally:
+            self.stale.discard(key)
         result.source = source
+        if result.error and result.error["type"] == "SnippetCancelled":
+            log.info(f"snippet {name} was stopped: {result.error['message']}")
+            return result  # neither kept nor shown: a later version of the file replaced it
         log.info(f"snippet {name} ran in {result.seconds:.2f} s" + (" and failed" if result.error else ""))
         changed = any(p.exists() and p.stat().st_mtime >= began for p in [path, *result.deps])
         if result.error and result.error["type"] in ("WorkerDied", "SnippetKilled"):
@@ -394,13 +425,21 @@ class Runner:
 
     def start(self, path: Path, options: frozenset[str] = frozenset()) -> tuple[Future[Result], bool]:
         """run() in the background: its future, and whether it started now. A snippet that is
-        running already (`mkdocs serve` rebuilt while it ran) is not started a second time."""
+        running already (`mkdocs serve` rebuilt while it ran) is not started a second time; the
+        run of an earlier version of it (edited while it ran: an endless loop fixed) is stopped,
+        so that it holds no worker."""
         key = self.result_key(path.resolve(), options, sha256(path))  # an edited snippet is another run
         with self.lock:
             self.running = {k: f for k, f in self.running.items() if not f.done()}  # those that ended are results
+            earlier, self.latest[path.resolve(), options] = self.latest.get((path.resolve(), options)), key
+            if earlier != key and earlier in self.running and not self.running[earlier].cancel():
+                self.stale.add(earlier)  # on its way to a worker, or in one
+                for worker in self.workers:
+                    worker.cancel(earlier)
             future = self.running.get(key)
-            if future is not None and not future.done():
+            if future is not None and not future.done() and key not in self.stale:
                 return future, False
+            self.stale.discard(key)  # a version restored while its stopped run ends: run it again
             future = self.running[key] = self.pool.submit(self.run, path, options)
             return future, True
 
@@ -413,20 +452,21 @@ class Runner:
         path = Path(path).resolve()
         return self.run_uncached({"path": str(path), "cwd": str(path.parent)}, path, path.name)
 
-    def run_uncached(self, request: Request, path: Path, name: str) -> Result:
-        """Run a request in the worker; a worker that dies is started again once."""
+    def run_uncached(self, request: Request, path: Path, name: str, key: str | None = None) -> Result:
+        """Run a request in the worker; a worker that dies is started again once. `key`: the
+        cache key of the run, by which `start` cancels it when a later version starts."""
         request.update({"root": str(self.project), "timeout": self.settings.timeout, "heartbeat": self.heartbeat,
                         "output_limit": self.settings.output_limit})
         worker = self.idle.get()
         try:
-            reply = worker.run(request, name)
+            reply = worker.run(request, name, key, self.stale)
         except WorkerDied:
             if not self.stopping:
                 log.warning(f"the snippet worker died while running {name}; starting it again")
             try:
                 if self.stopping:
                     raise
-                reply = worker.run(request, name)
+                reply = worker.run(request, name, key, self.stale)
             except WorkerDied:
                 reply = {"outputs": [], "seconds": 0.0, "deps": [], "programs": [],
                          "error": failure("WorkerDied", "the snippet worker died twice while running this snippet")}

@@ -30,6 +30,8 @@ that the snippet runs within (kinds.around: a step-through records each backward
 calls); root is the project folder (files under it
 that a snippet imports or reads are its dependencies). Replies:
 {"running": seconds} every `heartbeat` seconds while a snippet runs, then {"outputs", "seconds", "deps", "programs", "error"}.
+A line written while a snippet runs ({"cancel": true}) kills it: the reply is a SnippetCancelled
+failure; one that comes after the run ended is ignored.
 The worker exits when its stdin closes, killing a running child first.
 """
 
@@ -344,8 +346,13 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     EXIT(0)
 
 
+class Cancelled(Exception):
+    """The runner asked, while the snippet ran, for its run to stop (its code changed)."""
+
+
 def wait_for(pid: int, request: Request, stdin: BinaryIO, protocol: IO[str]) -> int | None:
-    """The child's exit status; None when the worker's own stdin closed first."""
+    """The child's exit status; None when the worker's own stdin closed first; Cancelled when a
+    line came on it (the child is killed on the way out, as for a closed stdin)."""
     start, timeout, heartbeat = time.monotonic(), request["timeout"], request["heartbeat"]
     pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
     beat, killed = heartbeat, False
@@ -353,8 +360,10 @@ def wait_for(pid: int, request: Request, stdin: BinaryIO, protocol: IO[str]) -> 
         while True:
             waited = [stdin] + ([pidfd] if pidfd is not None else [])
             ready = select.select(waited, [], [], 1.0 if pidfd is not None else 0.05)[0]
-            if stdin in ready and not stdin.read(1 << 16):
-                return None  # MkDocs is gone: stop at once
+            if stdin in ready:
+                if not stdin.read(1 << 16):
+                    return None  # MkDocs is gone: stop at once
+                raise Cancelled
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 return status
@@ -424,7 +433,11 @@ def run(request: Request, stdin: BinaryIO, protocol: IO[str]) -> Reply | None:
             os.setpgid(pid, pid)
         except OSError:
             pass  # the child did it first
-        status = wait_for(pid, request, stdin, protocol)
+        try:
+            status = wait_for(pid, request, stdin, protocol)
+        except Cancelled:
+            return {"outputs": [], "seconds": time.monotonic() - start, "deps": [], "programs": [],
+                    "error": failure("SnippetCancelled", "its code changed while it ran: the new version runs instead")}
         if status is None:
             return None
         kill_group(pid)  # whatever the snippet left running
@@ -498,7 +511,10 @@ def main() -> None:
     stdin = os.fdopen(0, "rb", buffering=0)
     try:
         while line := stdin.readline():
-            reply = run(json.loads(line), stdin, protocol)
+            request = json.loads(line)
+            if "cancel" in request:
+                continue  # for a run that ended before it came
+            reply = run(request, stdin, protocol)
             if reply is None:
                 break
             protocol.write(json.dumps(reply) + "\n")
