@@ -648,6 +648,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def serve(project, *args, **env):
+    """`mkdocs serve` of the project on a free port of 127.0.0.1 (`args` added): the server, whose
+    log `stop` returns, and the site's URL."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", *args, "-a", f"127.0.0.1:{port}"],
+                              cwd=project.root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env})
+    return server, f"http://127.0.0.1:{port}/"
+
+
 def fetch_until(url, text, timeout=90):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -665,11 +675,7 @@ def test_serve_shows_a_broken_snippet_on_the_page_keeps_serving_and_recovers(pro
     """`mkdocs serve` with the real, strict mkdocs.yml."""
     project.write("snippets/wobbly.py", "print('working')\n")
     project.write("docs/index.md", PAGE.format("wobbly.py"))
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--livereload", "-a", f"127.0.0.1:{port}"],
-                              cwd=project.root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-    url = f"http://127.0.0.1:{port}/"
+    server, url = serve(project, "--livereload")
     try:
         fetch_until(url, "working")
         time.sleep(1)  # the file watcher starts after the first build
@@ -705,11 +711,7 @@ def test_serve_shows_a_slow_snippet_as_running_and_its_output_when_it_ends(proje
                   "    time.sleep(0.1)\nprint('slow', 'done')\n")
     project.write("snippets/quick.py", "print('quick', 'done')\n")
     project.write("docs/index.md", PAGE.format("quick.py") + "\n" + PAGE.format("slow.py").partition("\n")[2])
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-                              cwd=project.root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-    url = f"http://127.0.0.1:{port}/"
+    server, url = serve(project)
     try:
         page = fetch_until(url, "quick done")
         assert "slow.py is still running" in page and "slow done" not in page
@@ -729,11 +731,7 @@ def test_serve_stops_the_run_of_an_endless_loop_once_it_is_fixed(project):
     (project.root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     project.write("snippets/spin.py", "print('spinning')\nwhile True:\n    pass\n")
     project.write("docs/index.md", PAGE.format("spin.py"))
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-                              cwd=project.root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-    url = f"http://127.0.0.1:{port}/"
+    server, url = serve(project)
     try:
         fetch_until(url, "spin.py is still running")
         (worker,) = children(server.pid)
@@ -754,12 +752,9 @@ def test_sigterm_stops_serve_as_ctrl_c_does_leaving_no_temporary_site_and_no_wor
     project.write("docs/index.md", PAGE.format("shown.py"))
     scratch = project.root / "tmp"  # where serve builds its temporary site
     scratch.mkdir()
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-                              cwd=project.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "TMPDIR": str(scratch)})
+    server, url = serve(project, TMPDIR=str(scratch))
     try:
-        fetch_until(f"http://127.0.0.1:{port}/", "shown")
+        fetch_until(url, "shown")
         workers = children(server.pid)
         assert [p.name for p in scratch.iterdir() if p.name.startswith("mkdocs_")], "serve's site is there"
     finally:
