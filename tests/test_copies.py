@@ -170,10 +170,11 @@ def without_recorder(cell):
     """A notebook's cell as its copy holds it: a step-through's `show_backward(x)` is the
     `x.backward()` its comment names, the lines that only serve the recording go, and the forward
     pass watched in their `with` block is the block's own code."""
-    cell = re.sub(r"^show_backward\(.*\)  # (.*), shown step by step$", r"\1", cell, flags=re.M)
-    if WATCH_FORWARD in cell:
+    if WATCH_FORWARD in cell:  # the block ends at the last show_backward(), which follows it
         before, watched = cell.split(WATCH_FORWARD + "\n")
-        cell = before + re.sub(r"^    ", "", watched, flags=re.M)
+        block, shown, after = watched.rpartition("\nshow_backward(")
+        cell = before + re.sub(r"^    ", "", block, flags=re.M) + shown + after
+    cell = re.sub(r"^show_backward\(.*\)  # (.*), shown step by step$", r"\1", cell, flags=re.M)
     return "\n".join(line for line in cell.splitlines() if line != SHOW_BACKWARD)
 
 

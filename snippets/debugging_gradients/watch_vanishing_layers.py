@@ -1,4 +1,4 @@
-"""Four sigmoid layers on inputs already scaled: the gradient still fades, layer by layer."""
+"""Four sigmoid layers on scaled inputs: the gradient still fades, layer by layer."""
 import torch
 from torch import nn
 
