@@ -623,6 +623,61 @@ def test_the_parameters_that_get_no_gradient_are_named(shown):
         "(detached, or not used): model.encoder.0.weight (8×4), model.encoder.0.bias (8), model.encoder.2.weight (8×8).")
 
 
+class Checkpointed(nn.Module):
+    """Residual MLP blocks, each under activation checkpointing (reentrant or not), counting the
+    runs of its blocks' forward: the forward pass's, and each recomputation."""
+
+    def __init__(self, reentrant, blocks=4):
+        super().__init__()
+        self.blocks = nn.ModuleList(nn.Sequential(nn.Linear(16, 64), nn.GELU(), nn.Linear(64, 16))
+                                    for _ in range(blocks))
+        self.reentrant, self.runs = reentrant, 0
+
+    def block(self, i, x):
+        self.runs += 1
+        return x + self.blocks[i](x)
+
+    def forward(self, x):
+        for i in range(len(self.blocks)):
+            x = torch.utils.checkpoint.checkpoint(self.block, i, x, use_reentrant=self.reentrant)
+        return x
+
+
+def test_a_checkpointed_model_is_recomputed_once_per_block_as_plain_backward_does(shown):
+    """What a non-reentrant checkpoint's nodes saved is packed by its saved-tensor hooks: reading
+    it before backward would run each block again for each tensor read (and keep what it
+    recomputed); the recording leaves it to backward, and says so."""
+    torch.manual_seed(0)
+    model, x = Checkpointed(reentrant=False), torch.randn(8, 16, requires_grad=True)
+    twin = copy.deepcopy(model)
+    twin(x).pow(2).mean().backward()
+    with watch_forward():
+        loss = model(x).pow(2).mean()
+    step_through(loss)
+    assert model.runs == twin.runs == 2 * len(model.blocks)
+    plain, recorded = gradients(twin), gradients(model)
+    assert all(torch.equal(plain[k], recorded[k]) for k in plain) and plain.keys() == recorded.keys()
+    steps = data(shown)
+    unread = [s for node in steps["nodes"] for s in node["saved"] if s["error"] and "packed it" in s["error"]]
+    assert len(unread) > len(model.blocks) and not any(s["summary"] for s in unread)
+
+
+def test_a_reentrant_checkpoint_says_what_it_hides_and_its_parameters_are_not_missing(shown):
+    """Its node runs the block's forward and a backward pass of its own: the graph holds neither,
+    and the parameters that inner pass reaches are not reported as getting no gradient."""
+    torch.manual_seed(0)
+    model = Checkpointed(reentrant=True, blocks=2)
+    head = model.blocks[1]
+    model.forward = lambda x: head(torch.utils.checkpoint.checkpoint(model.block, 0, x, use_reentrant=True))
+    step_through(model(torch.randn(8, 16, requires_grad=True)).pow(2).mean())
+    steps = data(shown)
+    assert steps["missing"] == [] and all(p.grad is not None for p in model.parameters())
+    (step,) = [s for s in steps["steps"] if steps["nodes"][s["node"]]["name"] == "CheckpointFunctionBackward"]
+    assert "a reentrant activation checkpoint: its backward runs the block's forward again" in step["description"]
+    assert {n["label"] for n in steps["nodes"] if n["kind"] == "leaf"} >= {"head.0.weight", "head.2.weight"}
+    assert not {n["label"] for n in steps["nodes"]} & {"model.blocks.0.0.weight", "model.blocks.0.2.weight"}
+
+
 def test_the_default_limit_admits_a_resnet_style_cnn(shown):
     class Block(nn.Module):
         def __init__(self, width):

@@ -30,7 +30,9 @@ What is recorded:
   along each edge (seen by a hook on each node);
 - what each node saved for backward (`_saved_*` of built-in nodes,
   `saved_tensors` of a custom Function's `ctx`), read before backward
-  frees it;
+  frees it; what saved-tensor hooks packed (non-reentrant activation
+  checkpointing, save_on_cpu) is left to backward, which unpacks it once
+  (`packed`); a reentrant checkpoint's node is said to hide its block;
 - of each gradient and saved tensor: how many values are NaN and inf, and the
   norm and range of the finite ones (`summary`); each node's marks (NaN or
   inf, a norm far below or above what its senders received) and the steps to
@@ -328,6 +330,9 @@ def watch_forward() -> Iterator[None]:
 
 
 RESULTS = "autograd_steps.results"  # the key in a node's metadata of `Results`' checks of what its operation returned
+# The key in a node's metadata marking it made while saved-tensor hooks packed what it saved
+# (non-reentrant activation checkpointing, save_on_cpu): unpacking recomputes or copies it.
+PACKED = "autograd_steps.packed"
 
 
 class Results(TorchFunctionMode):
@@ -340,7 +345,10 @@ class Results(TorchFunctionMode):
         out = func(*args, **(kwargs or {}))
         if torch.compiler.is_compiling():
             return out  # traced: a compiled region's node is made when it runs
+        packed = torch._C._autograd._top_saved_tensors_default_hooks(False) is not None
         for t in tree_leaves(out):
+            if packed and isinstance(t, torch.Tensor) and t.grad_fn is not None:
+                cast(dict[str, Any], t.grad_fn.metadata)[PACKED] = True
             if isinstance(t, torch.Tensor) and t.grad_fn is not None and t.layout == torch.strided \
                     and not t.is_nested and t.numel() and (t.is_floating_point() or t.is_complex()):
                 values = torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
@@ -461,7 +469,9 @@ class Recording:
         self.seen: dict[int, tuple[weakref.ref[torch.Tensor], int, Summary]] = {}  # id(gradient) -> its version, summary
         self.error: Failure | None = None
         self.jumps: Jumps = {"nonfinite": None, "origin": None, "largest": None, "smallest": None}
-        self.missing = self.unreached(params)
+        self.params = params
+        self.grads = {id(p): grad_state(p) for _, p in params}  # each parameter's .grad before backward
+        self.missing: list[Missing] = []  # once backward has run (`finish`)
 
     def visit(self, fn: Fn, leaf_names: dict[int, str], caller: str, max_nodes: int) -> None:
         """Every node reachable from `fn`, each once, with its edges; past `max_nodes` nodes, an error."""
@@ -504,21 +514,25 @@ class Recording:
         if kind != "leaf":
             detail = where[-1]["place"] if where else ""  # the innermost line of the reader's code
         node: RecordedNode = {"fn": fn, "id": -1, "name": name, "sequence": sequence,  # numbered once sorted
-                              "saved": saved(fn), "kind": kind, "label": label, "detail": detail, "where": where,
+                              "saved": packed(fn) if cast(dict[str, Any], fn.metadata).get(PACKED) else saved(fn),
+                              "kind": kind, "label": label, "detail": detail, "where": where,
                               "lines": lines, "line": line, "marks": [], "made_nonfinite": None,
                               "module": cast(dict[str, Any], fn.metadata).get(MODULE, "")}
         if custom:  # what forward kept on ctx besides tensors (ctx.alpha = alpha)
             node["attributes"] = [{"name": k, "value": repr(v)} for k, v in vars(fn).items()]
         return node
 
-    def unreached(self, params: Sequence[tuple[str, torch.Tensor]]) -> list[Missing]:
-        """The parameters that require grad and that this backward pass does not reach, of each
-        module that has a parameter in the graph (an encoder detached by mistake): none of them
-        gets a gradient. A module none of whose parameters is in the graph is another model."""
+    def unreached(self) -> list[Missing]:
+        """The parameters that require grad and that this backward pass did not reach, of each
+        module that has a parameter reached (an encoder detached by mistake): none of them got a
+        gradient. A module none of whose parameters was reached is another model. Reached: in the
+        graph, or given a gradient during the pass by a backward pass of its own (a reentrant
+        checkpoint's block, whose nodes the graph does not hold)."""
         reached = {id(cast(Any, node["fn"]).variable) for node in self.nodes if node["kind"] == "leaf"}
-        modules = {name.split(".")[0] for name, param in params if id(param) in reached}
+        reached |= {id(param) for _, param in self.params if grad_state(param) != self.grads[id(param)]}
+        modules = {name.split(".")[0] for name, param in self.params if id(param) in reached}
         missing: dict[int, Missing] = {}  # each parameter once, by the first variable that names it
-        for name, param in params:
+        for name, param in self.params:
             if param.requires_grad and id(param) not in reached and name.split(".")[0] in modules:
                 missing.setdefault(id(param), {"name": name, "shape": size_text(param)})
         return list(missing.values())
@@ -618,6 +632,7 @@ class Recording:
             step["contributions"] = [{"edge": e["id"], "grad": sent.get(e["id"])}
                                      for e in incoming.get(step["node"], []) if e["id"] in sent]
         self.mark()
+        self.missing = self.unreached()
         for number, step in enumerate(self.steps, 1):
             step["description"] = self.step_text(number, step)
 
@@ -771,6 +786,9 @@ class Recording:
             kept = [f"saved tensor {t['name']} ({saved_text(t)})"
                     for t in node["saved"]] + [f"ctx.{a['name']} = {a['value']}" for a in node.get("attributes", [])]
             text += f"; its backward reads {', '.join(kept)}" if kept else ""
+            if node["name"] == "CheckpointFunctionBackward":
+                text += (" (a reentrant activation checkpoint: its backward runs the block's forward again and a "
+                         "backward pass of its own through it, whose nodes this recording does not show)")
         sent = self.sent_text(step, " to ")
         text += (f", and sends {'; '.join(sent)}." if sent else ".") + flow_text(node["marks"])
         if self.jumps["origin"] == "forward" and self.jumps["nonfinite"] == number - 1:
@@ -1109,18 +1127,34 @@ def saved(fn: Fn) -> list[Saved]:
         try:
             return [read(str(i), t) for i, t in enumerate(ctx.saved_tensors)]
         except RuntimeError as error:
-            return [unreadable("saved_tensors", error)]
+            return [unreadable("saved_tensors", str(error))]
     found: list[Saved] = []
     for attribute in (a for a in dir(fn) if a.startswith("_saved_")):
         name = attribute.removeprefix("_saved_")
         try:
             value = getattr(fn, attribute)
         except RuntimeError as error:
-            found.append(unreadable(name, error))
+            found.append(unreadable(name, str(error)))
             continue
         if isinstance(value, torch.Tensor):
             found.append(read(name, value))
     return found
+
+
+def grad_state(param: torch.Tensor) -> tuple[int, int] | None:
+    """What tells whether a backward pass gave a parameter a gradient: its .grad and that tensor's version."""
+    grad = param.grad
+    return None if grad is None else (id(grad), grad._version)
+
+
+def packed(fn: Fn) -> list[Saved]:
+    """The tensors a node made under saved-tensor hooks keeps, by name, unread: reading one would
+    unpack it, recomputing a checkpointed block (or copying it back from the CPU) once more than
+    backward does, and a non-reentrant checkpoint's memory saving would be gone."""
+    names = [str(i) for i in range(len(cast(Any, fn)._raw_saved_tensors))] if hasattr(fn, "_forward_cls") \
+        else [a.removeprefix("_raw_saved_") for a in dir(fn) if a.startswith("_raw_saved_")]
+    return [unreadable(name, "not read: saved-tensor hooks packed it (activation checkpointing, save_on_cpu), "
+                             "and only backward unpacks it") for name in names]
 
 
 def read(name: str, tensor: torch.Tensor) -> Saved:
@@ -1128,8 +1162,8 @@ def read(name: str, tensor: torch.Tensor) -> Saved:
             "bytes": tensor.numel() * tensor.element_size(), "summary": summary(tensor), "error": None}
 
 
-def unreadable(name: str, error: Exception) -> Saved:
-    return {"name": name, "shape": None, "dtype": None, "bytes": None, "summary": None, "error": str(error)}
+def unreadable(name: str, why: str) -> Saved:
+    return {"name": name, "shape": None, "dtype": None, "bytes": None, "summary": None, "error": why}
 
 
 def saved_text(tensor: Saved) -> str:
