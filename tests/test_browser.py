@@ -239,6 +239,13 @@ new MutationObserver(records => {
 """
 
 
+def test_the_screen_shows_what_works_on_screen_and_not_what_is_said_for_paper(browser, urls):
+    for name in ("errors", "autograd_basics"):
+        page = open_page(browser, urls[name])
+        assert page.locator(".md-content .screen-only").first.is_visible()
+        assert page.locator(".md-content .print-only").count() and not page.locator(".md-content .print-only").first.is_visible()
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_no_script_restyles_the_whole_page_once_its_content_is_parsed(browser, urls, scheme):
     """Material's palette component did three such changes after the page was parsed, each

@@ -193,6 +193,24 @@ def test_setups_and_solutions_are_printed_open(book):
     assert len(setups) > 400 and "1 line of setup, run before the code below and copied with it import torch" in flat
 
 
+# What works only on screen, as the site says it: none of it is printed.
+SCREEN_ONLY = ["search box", "arrow keys", "one press", "click a node", "Reset zoom", "This graph as text",
+               "Scroll or drag"]
+
+
+def test_what_works_only_on_screen_is_left_out_and_said_for_paper(book):
+    """The site's search box, keys, buttons and a graph's text (its picture is printed) are left
+    out; where the prose speaks of them, a sentence for paper stands in."""
+    site, pdf = book
+    flat = words(" ".join(pdf_pages(pdf)[1]))
+    assert [phrase for phrase in SCREEN_ONLY if phrase in flat] == []
+    for said in ["On paper, the table under the graph lists the steps in the order the engine ran them.",
+                 "Find your message below by its start"]:
+        assert said in flat
+    pages = [soup(site / page / "index.html").get_text(" ") for page in ("errors", "autograd_basics")]
+    assert all(phrase in " ".join(pages) for phrase in ("search box", "arrow keys")), "the site says them"
+
+
 def test_the_print_page_holds_every_figure_graph_formula_and_table_of_steps(book):
     site, _ = book
     printed = soup(site / "print.html")
