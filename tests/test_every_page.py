@@ -34,6 +34,7 @@ from browsing import (
     PAGES,
     PHONE,
     RENDER_EVERY_BLOCK,
+    TWO_FRAMES,
     copy_with_buttons,
     open_page,
     screenshot,
@@ -337,6 +338,23 @@ SCROLLED_TO = """async () => {
 }"""
 
 
+# The navigation beside the page (Material's primary sidebar), once it has scrolled to the
+# current page's link (overrides/main.html): how far it scrolled, whether that link shows whole
+# below the navigation's sticky title, whether it would show with the navigation at its top, and
+# the links half under the title.
+NAVIGATION = """async () => {
+    await TWO_FRAMES;
+    const wrap = document.querySelector(".md-sidebar--primary .md-sidebar__scrollwrap");
+    const active = wrap.querySelector(".md-nav__link--active[href]").getBoundingClientRect();
+    const box = wrap.getBoundingClientRect(), top = box.top - wrap.scrollTop, bottom = box.top + wrap.clientHeight;
+    const under = wrap.querySelector(".md-nav--primary > .md-nav__title").getBoundingClientRect().bottom;
+    return {scrolled: wrap.scrollTop, shown: active.top >= under - 0.5 && active.bottom <= bottom + 0.5,
+            fitsAtTop: active.bottom - top <= wrap.clientHeight,
+            halfHidden: [...wrap.querySelectorAll(".md-nav__link")].map(l => l.getBoundingClientRect())
+                .filter(r => r.height && r.top < under - 0.5 && r.bottom > under + 0.5).length};
+}""".replace("TWO_FRAMES", TWO_FRAMES)
+
+
 def test_the_pages_tested_one_by_one_are_the_site(urls):
     assert sorted(urls) == sorted(PAGES)
 
@@ -350,6 +368,9 @@ def test_a_page_at_1280_px_in_light(browser, urls, site_url, subtests, name):
             top = page.evaluate("document.querySelector('.md-content h2').getBoundingClientRect().top + scrollY")
             assert top <= 1.5 * 800, f"the first section starts at {top:.0f} px"
             assert not page.locator(".md-content details.snippet-setup[open]").count()
+    with subtests.test("the navigation shows the current page from its top where it can, no link half hidden"):
+        nav = page.evaluate(NAVIGATION)
+        assert nav["shown"] and nav["halfHidden"] == 0 and (nav["scrolled"] == 0 or not nav["fitsAtTop"]), nav
     with subtests.test("every graph and figure is visible"):
         for src, width, height, natural in page.evaluate(SCROLLED_TO):
             assert width > 20 and height > 20, f"{name}: an invisible graph or figure {src}"
