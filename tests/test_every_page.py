@@ -355,6 +355,31 @@ NAVIGATION = """async () => {
 }""".replace("TWO_FRAMES", TWO_FRAMES)
 
 
+# Inline code (not a block's) that a line breaks inside a name, between two of its letters or
+# digits, rather than where code may break (hooks/code_breaks.py): its first 60 characters.
+BROKEN_NAMES = r"""() => {
+    const found = new Set();
+    for (const code of document.querySelectorAll('.md-content :not(pre) > code')) {
+        const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+        let before = null, last = '';
+        for (let node; (node = walker.nextNode());) {
+            for (let i = 0; i < node.length; i++) {
+                const range = document.createRange();
+                range.setStart(node, i);
+                range.setEnd(node, i + 1);
+                const box = range.getClientRects()[0];
+                if (!box) continue;
+                if (before && box.top >= before.bottom - 1 && /\w/.test(last) && /\w/.test(node.data[i]))
+                    found.add(code.textContent.slice(0, 60));
+                before = box;
+                last = node.data[i];
+            }
+        }
+    }
+    return [...found];
+}"""
+
+
 def test_the_pages_tested_one_by_one_are_the_site(urls):
     assert sorted(urls) == sorted(PAGES)
 
@@ -423,6 +448,9 @@ def test_a_page_390_px_wide_in_dark(browser, urls, subtests, name):
             screenshot(page, f"figure-390-{name}")
     with subtests.test("display formulas do not overlap"):
         formulas_do_not_overlap(page, name)
+    with subtests.test("inline code breaks only where code may, never inside a name"):
+        page.add_style_tag(content=RENDER_EVERY_BLOCK)
+        assert page.evaluate(BROKEN_NAMES) == [], name
     with subtests.test("shows every output and formula"):
         found = measured(page)
         reads_in_full(found, name)

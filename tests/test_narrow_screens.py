@@ -60,3 +60,24 @@ def test_the_navigation_names_each_notebook_apart_from_its_chapter(built_site):
     repeated = sorted({t for t in titles if titles.count(t) > 1})
     assert not repeated, repeated
     assert sorted(t for t in titles if t.endswith(".ipynb")) == [f"{c}.ipynb" for c in CHAPTERS]
+
+
+def test_a_table_of_the_text_is_a_card_per_row_on_a_phone_each_cell_under_its_columns_name(browser, urls):
+    """The errors index (three columns would leave each too narrow for its code), and the table of
+    five columns of Controlling what is recorded."""
+    for name, tables in (("errors", 7), ("controlling_recording", 1)):
+        cards_are_full_width(open_page(browser, urls[name], width=PHONE), tables)
+
+
+def cards_are_full_width(page, tables):
+    page.add_style_tag(content=RENDER_EVERY_BLOCK)
+    cards = page.evaluate("""() => [...document.querySelectorAll('.md-content div.prose-table table')].map(t => {
+        const headers = [...t.querySelectorAll('thead th')].map(th => th.textContent.trim());
+        const cells = [...t.querySelectorAll('tbody tr')].flatMap(tr => [...tr.children].map((td, i) =>
+            [getComputedStyle(td, '::before').content, JSON.stringify(headers[i]), td.getBoundingClientRect().width]));
+        return {headers: getComputedStyle(t.querySelector('thead')).display, cells,
+                width: t.closest('.md-typeset__scrollwrap').clientWidth};
+    })""")
+    assert len(cards) == tables and all(table["headers"] == "none" for table in cards)
+    for table in cards:
+        assert all(label == header and width >= table["width"] - 40 for label, header, width in table["cells"]), table
