@@ -7,8 +7,12 @@ With SCREENSHOTS=1 (`make screenshots`), a screenshot of the formula checked her
 test-artifacts/screenshots/.
 """
 
+from io import BytesIO
+
+import pytest
 from browsing import PHONE, RENDER_EVERY_BLOCK, open_page, screenshot
 from conftest import CHAPTERS, ROOT, SNIPPETS, soup
+from PIL import Image
 
 LINE_LIMIT = 88  # characters; docs/assets/site.css makes this many fit a code block at 1280 px
 
@@ -81,3 +85,28 @@ def cards_are_full_width(page, tables):
     assert len(cards) == tables and all(table["headers"] == "none" for table in cards)
     for table in cards:
         assert all(label == header and width >= table["width"] - 40 for label, header, width in table["cells"]), table
+
+
+def edge_shade(code):
+    """How far the colours down a block's right edge are, all of them, from its background (its
+    top left corner): text that reaches the edge changes a few, a shade every one."""
+    shot = Image.open(BytesIO(code.screenshot())).convert("RGB")
+    width, height = shot.size
+    inside = shot.getpixel((1, 1))
+    return min(sum(abs(a - b) for a, b in zip(shot.getpixel((width - 2, y)), inside)) for y in range(2, height - 2))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_block_that_scrolls_sideways_shows_a_shade_where_more_of_it_lies(browser, urls, scheme):
+    """On a phone: shaded at its right edge while lines go on past it, not once scrolled to their
+    end, nor a block whose lines fit."""
+    page = open_page(browser, urls["errors_inplace"], width=PHONE, scheme=scheme)
+    page.add_style_tag(content=RENDER_EVERY_BLOCK)
+    blocks = page.locator(".md-content div.highlight pre > code")
+    widths = blocks.evaluate_all("all => all.map(c => c.scrollWidth - c.clientWidth)")
+    scrolls, fits = blocks.nth(widths.index(max(widths))), blocks.nth(widths.index(0))
+    for code in (scrolls, fits):
+        code.scroll_into_view_if_needed()
+    assert edge_shade(scrolls) > 20 and edge_shade(fits) < 5
+    scrolls.evaluate("c => c.scrollLeft = c.scrollWidth")
+    assert edge_shade(scrolls) < 5
