@@ -239,6 +239,26 @@ new MutationObserver(records => {
 """
 
 
+@pytest.mark.parametrize("page_name, section", [("errors_inplace", "the-fix"),
+                                                ("debugging_gradients", "a-gradient-that-fades-over-layers"),
+                                                ("saving_memory", "exercises")])
+def test_landing_on_a_section_marks_it_in_the_table_of_contents(browser, urls, page_name, section):
+    """As a link to the section or a search result lands: the section's title shows below the
+    header, and the table of contents marks that section, not the one before it."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(f"{urls[page_name]}#{section}", wait_until="load")
+        page.wait_for_function("document.querySelector('.md-sidebar--secondary .md-nav__link--active')")
+        page.evaluate(TWO_FRAMES)
+        found = page.evaluate("""section => ({
+            top: document.getElementById(section).getBoundingClientRect().top,
+            header: document.querySelector('.md-header').getBoundingClientRect().bottom,
+            active: document.querySelector('.md-sidebar--secondary .md-nav__link--active').hash})""", section)
+    finally:
+        page.close()
+    assert found["active"] == f"#{section}" and found["header"] <= found["top"] < 200, found
+
+
 def test_the_screen_shows_what_works_on_screen_and_not_what_is_said_for_paper(browser, urls):
     for name in ("errors", "autograd_basics"):
         page = open_page(browser, urls[name])
