@@ -14,7 +14,7 @@ import pytest
 import torch
 from torch import nn
 
-from autograd_steps import compare, save_html, show_backward, step_through, watch_forward
+from autograd_steps import compare, save_html, show_backward, show_grad, step_through, watch_forward
 from autograd_steps.recording import MAX_NODES, Recording, summary
 
 
@@ -641,6 +641,25 @@ class Checkpointed(nn.Module):
         for i in range(len(self.blocks)):
             x = torch.utils.checkpoint.checkpoint(self.block, i, x, use_reentrant=self.reentrant)
         return x
+
+
+def test_show_grad_records_torch_autograd_grad_and_returns_its_gradients(shown):
+    """The same gradients as torch.autograd.grad, bitwise, .grad left alone, a second derivative's
+    graph kept with create_graph; the last node that sends to an input shows what the engine
+    handed back, and no parameter is said to get no gradient."""
+    torch.manual_seed(0)
+    model, x = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1)), torch.randn(5, 3, requires_grad=True)
+    with watch_forward():
+        loss = model(x).pow(2).mean()
+    (plain,) = torch.autograd.grad(loss, x, retain_graph=True)
+    (recorded,) = show_grad(loss, x, create_graph=True)
+    assert torch.equal(recorded, plain) and recorded.requires_grad
+    assert x.grad is None and all(p.grad is None for p in model.parameters())
+    steps = data(shown)
+    assert steps["missing"] == [] and not any(steps["nodes"][s["node"]]["kind"] == "leaf" for s in steps["steps"])
+    (edge,) = [e for e in steps["edges"] if steps["nodes"][e["to"]]["label"] == "x"]
+    (sent,) = [c["grad"] for s in steps["steps"] for c in s["sent"] if c["edge"] == edge["id"]]
+    assert sent["norm"] == pytest.approx(plain.norm().item())
 
 
 def test_a_checkpointed_model_is_recomputed_once_per_block_as_plain_backward_does(shown):

@@ -11,7 +11,8 @@ In a notebook (JupyterLab, VS Code), on your own model:
 In a script, show_backward prints the table of steps (with `quiet=True`, a summary);
 `save_html("steps.html")` then writes the viewer as a page of its own. show_backward returns
 the recording, which answers in code: `first_nonfinite`, `missing`, `norms()`, `to_json()`,
-`to_csv()`; `compare(before, after)` puts two recordings side by side.
+`to_csv()`; `compare(before, after)` puts two recordings side by side. `show_grad(loss, inputs)`
+records `torch.autograd.grad` the same way and returns its gradients.
 
 Modules, one concern each:
 
@@ -21,7 +22,7 @@ Modules, one concern each:
 - layout.py     the recorded graph laid out by Graphviz's dot
 - view.py       the viewer's HTML (the site's and the notebook's), with assets/steps.js and
                 assets/steps.css
-- notebook.py   `show_backward`: the viewer as a notebook's output; `save_html`: as a file
+- notebook.py   `show_backward` and `show_grad`: the viewer as a notebook's output; `save_html`: as a file
 
 The names below load their module when first used: the site's build imports the viewer in a
 process that has no use for torch (1.3 s to import).
@@ -29,7 +30,7 @@ process that has no use for torch (1.3 s to import).
 
 import importlib
 
-MODULES = {"show_backward": "notebook", "save_html": "notebook", "Viewer": "notebook",
+MODULES = {"show_backward": "notebook", "show_grad": "notebook", "save_html": "notebook", "Viewer": "notebook",
            "step_through": "recording", "recorded": "recording", "Recording": "recording", "STEPS": "recording",
            "watch_forward": "recording", "compare": "recording"}
 __all__ = list(MODULES)

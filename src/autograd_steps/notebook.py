@@ -4,7 +4,7 @@ a notebook (JupyterLab, VS Code), or printed as the table of steps where nothing
 import builtins
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -12,7 +12,7 @@ import torch
 from autograd_steps import layout, view
 from autograd_steps.recording import FRAME, MAX_NODES, STEPS, Data, LaidOut, Recording, names, parameters
 
-__all__ = ["show_backward", "save_html", "Shown", "Viewer"]
+__all__ = ["show_backward", "show_grad", "save_html", "Shown", "Viewer"]
 shown: list[Recording] = []  # the last backward pass show_backward showed, which save_html writes
 
 
@@ -31,10 +31,31 @@ def show_backward(output: torch.Tensor, gradient: torch.Tensor | None = None, *,
     where a later cell names it."""
     caller = sys._getframe(1)
     params = parameters(caller)
-    recording = Shown(output, names(caller, params), made_in(output, caller.f_code.co_filename), "show_backward",
-                      max_nodes, params)
+    return show(Shown(output, names(caller, params), made_in(output, caller.f_code.co_filename), "show_backward",
+                      max_nodes, params), lambda: output.backward(gradient, **backward_args), quiet)
+
+
+def show_grad(output: torch.Tensor, inputs: torch.Tensor | Sequence[torch.Tensor],
+              grad_outputs: torch.Tensor | None = None, *, max_nodes: int = MAX_NODES, quiet: bool = False,
+              **grad_args: Any) -> tuple[torch.Tensor | None, ...]:
+    """`torch.autograd.grad(output, inputs, grad_outputs, **grad_args)`, recorded and shown as
+    show_backward shows a backward pass; returns what it returns, the gradients of `inputs`
+    (their .grad is left as it is). The engine hands each input's gradient back rather than
+    running its AccumulateGrad: the last step that sends to it shows what it got. The recording
+    is `autograd_steps.notebook.shown[0]` (which save_html writes); no parameter is reported as
+    getting no gradient, as torch.autograd.grad gives gradients only to `inputs`."""
+    caller = sys._getframe(1)
+    found: list[tuple[torch.Tensor | None, ...]] = []
+    show(Shown(output, names(caller), made_in(output, caller.f_code.co_filename), "show_grad", max_nodes),
+         lambda: found.append(torch.autograd.grad(output, inputs, grad_outputs, **grad_args)), quiet)
+    return found[0]
+
+
+def show(recording: "Shown", run: Callable[[], object], quiet: bool) -> "Shown":
+    """Run the recording's pass, then show it: the viewer, the table of steps where nothing can
+    display it, or with `quiet` a summary."""
     try:
-        recording.run(lambda: output.backward(gradient, **backward_args))
+        recording.run(run)
     finally:
         shown[:] = [recording]
         display: Callable[[object], object] | None = getattr(builtins, "display", None)  # IPython's, in a notebook
