@@ -49,17 +49,25 @@ def edited(monkeypatch, name):
     cache_file.code_digest.cache_clear()
 
 
-@pytest.mark.parametrize("name, snippets_run_again, formulas_typeset_again", [
-    ("plugin.py", False, False), ("katex.py", False, True), ("katex_render.mjs", False, True),
-    ("worker.py", True, False), ("capture.py", True, False), ("figure.py", True, False), ("recording.py", True, False)])
-def test_each_cache_is_keyed_by_the_code_that_makes_it(monkeypatch, name, snippets_run_again, formulas_typeset_again):
+@pytest.mark.parametrize("name, snippets_run_again, pages_render_again, formulas_typeset_again", [
+    ("plugin.py", False, True, False), ("katex.py", False, False, True), ("katex_render.mjs", False, False, True),
+    ("worker.py", True, True, False), ("capture.py", True, True, False), ("figure.py", True, True, False),
+    ("recording.py", True, True, False), ("layout.py", True, True, False), ("view.py", False, True, False),
+    ("steps.css", False, True, False), ("steps.js", False, True, False), ("notebooks.py", False, True, False)])
+def test_each_cache_is_keyed_by_the_code_that_makes_it(monkeypatch, name, snippets_run_again, pages_render_again,
+                                                       formulas_typeset_again):
+    """A run's result by the worker's side of the code (a kind's part in it too); a page's parts
+    by the engine and the viewer; the formulas by KaTeX's code: an edit of the viewer's page side
+    (view.py, its script and styles) re-renders pages and re-runs no snippet, one of katex.py
+    typesets the formulas again and re-renders nothing else."""
     def keys():
-        return runner.fingerprint.__wrapped__()["engine"], katex.formulas_key("0.16")
+        return runner.fingerprint.__wrapped__()["engine"], made_key("page"), katex.formulas_key("0.16")
 
     cache_file.code_digest.cache_clear()
-    result, formulas = keys()
+    before = keys()
     edited(monkeypatch, name)
-    assert (keys()[0] != result, keys()[1] != formulas) == (snippets_run_again, formulas_typeset_again)
+    assert tuple(a != b for a, b in zip(keys(), before)) == (snippets_run_again, pages_render_again,
+                                                             formulas_typeset_again)
     monkeypatch.undo()
     cache_file.code_digest.cache_clear()
 

@@ -30,9 +30,15 @@ def renderer() -> dict[str, str]:
     return {name: metadata.version(name) for name in RENDERERS}
 
 
+# The code that renders or makes a page's parts: the engine and the viewer, but KaTeX's, which
+# typesets a page's formulas after it, with a cache of its own (katex.formulas_key).
+RENDERS = tuple(p for package in (source(snippet_engine), source(autograd_steps)) for p in cache_file.code_files(package)
+                if p.name not in ("katex.py", "katex_render.mjs"))
+
+
 def made_key(*parts: Any) -> str:
-    """The key of what the engine renders or makes for a page from `parts`: any of its code may take part."""
-    return cache_file.entry_key(renderer(), cache_file.code_digest(source(snippet_engine), source(autograd_steps)), *parts)
+    """The key of what the engine renders or makes for a page from `parts`: any of that code (`RENDERS`) may take part."""
+    return cache_file.entry_key(renderer(), cache_file.code_digest(*RENDERS), *parts)
 
 
 def tokens(toc: Iterable[AnchorLink]) -> list[dict[str, Any]]:

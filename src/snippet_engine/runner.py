@@ -50,7 +50,10 @@ log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build 
 # run's key (`Runner.result_key`), and a worker started with other values is started again.
 ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "LD_LIBRARY_PATH",
                "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OMP_WAIT_POLICY", "TORCHINDUCTOR_CACHE_DIR")
-RUNS = (snippet_worker, capture, kinds, render, autograd_steps)  # the code that runs a snippet and captures its outputs
+# The code that runs a snippet and captures its outputs: the worker's side, not the page's (the
+# viewer's view.py and assets, the pages, KaTeX), whose edits re-render pages and re-run nothing.
+RUNS = (*map(source, (snippet_worker, capture, kinds, render)),
+        *(Path(autograd_steps.__file__).with_name(name) for name in ("recording.py", "layout.py")))
 
 
 class Fingerprint(TypedDict):
@@ -115,7 +118,7 @@ def fingerprint(packages: tuple[str, ...] = Settings.packages) -> Fingerprint:
         except metadata.PackageNotFoundError:
             versions[name] = None
     gpu = os.path.exists("/proc/driver/nvidia/version") and os.environ.get("CUDA_VISIBLE_DEVICES") != ""
-    return {"engine": code_digest(*map(source, RUNS)), "python": platform.python_version(), "packages": versions, "gpu": gpu}
+    return {"engine": code_digest(*RUNS), "python": platform.python_version(), "packages": versions, "gpu": gpu}
 
 
 def well_formed(data: Any) -> bool:
