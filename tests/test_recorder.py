@@ -681,6 +681,38 @@ def test_a_checkpointed_model_is_recomputed_once_per_block_as_plain_backward_doe
     assert len(unread) > len(model.blocks) and not any(s["summary"] for s in unread)
 
 
+class Square(torch.autograd.Function):
+    """x², which saves x, counting the runs of its forward."""
+    runs = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        Square.runs += 1
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return 2 * x * grad
+
+
+def test_a_custom_function_inside_a_checkpoint_is_left_to_backward_and_one_outside_is_read(shown):
+    """A custom Function's node, which the forward's watch sees only through what its forward
+    runs: inside a non-reentrant checkpoint its saved input is left unread (reading it would run
+    the block again), outside one it is read."""
+    x = torch.randn(4, requires_grad=True, dtype=torch.float64)
+    assert torch.autograd.gradcheck(Square.apply, (x,))
+    Square.runs = 0
+    with watch_forward():
+        inner = torch.utils.checkpoint.checkpoint(lambda t: Square.apply(t).sin(), x, use_reentrant=False)
+        loss = (Square.apply(inner) * 3).sum()
+    step_through(loss)
+    assert Square.runs == 3, "two in the forward pass, one when backward recomputes the block"
+    saved = [node["saved"] for node in data(shown)["nodes"] if node["name"] == "SquareBackward"]
+    assert [[s["error"] is not None and "packed it" in s["error"] for s in kept] for kept in saved] == [[True], [False]]
+
+
 def test_a_reentrant_checkpoint_says_what_it_hides_and_its_parameters_are_not_missing(shown):
     """Its node runs the block's forward and a backward pass of its own: the graph holds neither,
     and the parameters that inner pass reaches are not reported as getting no gradient."""

@@ -339,13 +339,27 @@ class Results(TorchFunctionMode):
     """Checks what each operation of the forward pass returns, where it is and without waiting for
     it: for each tensor returned with a node (floating point or complex, dense), a scalar on its
     device, 0 where the tensor is all finite and NaN where it holds NaN or inf (its range, times 0),
-    kept in the node's metadata under RESULTS. `Recording` reads them all in one transfer per device."""
+    kept in the node's metadata under RESULTS. `Recording` reads them all in one transfer per device.
+    Each node made while saved-tensor hooks pack what it saves is marked PACKED: a built-in
+    operation's as it returns; a custom Function's (whose `apply` this mode does not see) by the
+    operations its forward runs, without grad, right after its node was numbered, and marked when
+    an operation takes what it returned."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.packed: set[int] = set()  # the numbers of custom Functions' nodes made under saved-tensor hooks
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         out = func(*args, **(kwargs or {}))
         if torch.compiler.is_compiling():
             return out  # traced: a compiled region's node is made when it runs
         packed = torch._C._autograd._top_saved_tensors_default_hooks(False) is not None
+        if packed and not torch.is_grad_enabled():  # in a custom Function's forward, its node numbered last
+            self.packed.add(torch.autograd._get_sequence_nr() - 1)
+        for t in tree_leaves((args, kwargs)) if self.packed else ():
+            fn = t.grad_fn if isinstance(t, torch.Tensor) else None
+            if fn is not None and hasattr(fn, "_forward_cls") and fn._sequence_nr() in self.packed:
+                cast(dict[str, Any], fn.metadata)[PACKED] = True
         for t in tree_leaves(out):
             if packed and isinstance(t, torch.Tensor) and t.grad_fn is not None:
                 cast(dict[str, Any], t.grad_fn.metadata)[PACKED] = True
