@@ -676,8 +676,8 @@ class Recording:
         gradient-flow plot is read down the depth of a network. A node's level is the size of the
         gradient it received, in orders of magnitude, followed down the path that keeps it largest,
         each operation's change counting for at most STEP (`step_size`): a drop of 1e-5 in one
-        operation (LayerScale, a constant, a zero initial state multiplied in) counts as one order,
-        a fall by half in each of ten layers as three. A node is "vanishing" where its level, and the
+        operation (LayerScale, a constant, a zero initial state multiplied in) counts as half an
+        order, a fall by half in each of ten layers as three. A node is "vanishing" where its level, and the
         level of every node below it (what it sends to, and on to the leaves: a side branch whose
         gradient is small, an attention's queries and keys, a gate, rejoins a larger one), is ORDERS
         or more below the highest level above it of a gradient of several values (the loss's own
