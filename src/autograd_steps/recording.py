@@ -54,6 +54,7 @@ import bisect
 import builtins
 import contextlib
 import csv
+import html
 import json
 import linecache
 import math
@@ -1019,17 +1020,13 @@ class Comparison:
         return self.table()
 
     def _repr_html_(self) -> str:
-        return html_table(self.header, self.cells()) + "".join(f"<p>{escape(note)}</p>" for note in self.notes)
-
-
-def escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return html_table(self.header, self.cells()) + "".join(f"<p>{html.escape(note)}</p>" for note in self.notes)
 
 
 def html_table(header: list[str], rows: Iterable[list[str]]) -> str:
     """A table of text cells as HTML, as a notebook shows it without the viewer."""
     head = "".join(f"<th>{h}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
