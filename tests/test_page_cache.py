@@ -53,6 +53,7 @@ def edited(monkeypatch, name):
     ("plugin.py", False, True, False), ("katex.py", False, False, True), ("katex_render.mjs", False, False, True),
     ("worker.py", True, True, False), ("capture.py", True, True, False), ("figure.py", True, True, False),
     ("recording.py", True, True, False), ("layout.py", True, True, False), ("view.py", False, True, False),
+    ("__init__.py", True, True, False),
     ("steps.css", False, True, False), ("steps.js", False, True, False), ("notebooks.py", False, True, False)])
 def test_each_cache_is_keyed_by_the_code_that_makes_it(monkeypatch, name, snippets_run_again, pages_render_again,
                                                        formulas_typeset_again):

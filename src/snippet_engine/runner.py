@@ -53,7 +53,7 @@ ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE",
 # The code that runs a snippet and captures its outputs: the worker's side, not the page's (the
 # viewer's view.py and assets, the pages, KaTeX), whose edits re-render pages and re-run nothing.
 RUNS = (*map(source, (snippet_worker, capture, kinds, render)),
-        *(Path(autograd_steps.__file__).with_name(name) for name in ("recording.py", "layout.py")))
+        *(Path(autograd_steps.__file__).with_name(name) for name in ("__init__.py", "recording.py", "layout.py")))
 
 
 class Fingerprint(TypedDict):
