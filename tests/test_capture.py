@@ -202,6 +202,41 @@ print("escape \x1b and \u202eevil\u202c")
     assert r"escape \x1b and \u202eevil\u202c" in html and not re.search("[\x1b\u202a-\u202e]", html)
 
 
+
+def test_paths_are_shown_as_a_terminal_in_the_snippets_folder_shows_them(engine, tmp_path):
+    """A stack, a warning and a path printed as `python places.py` run in its folder shows them:
+    the snippet's folder left out, the Python installation's folders shortened, and none of the
+    engine's frames that started the snippet."""
+    path = snippet(tmp_path, "places.py", """\
+import email.utils
+import traceback
+import warnings
+
+import yaml
+
+
+def where():
+    traceback.print_stack()
+
+
+where()
+print(email.utils.__file__, yaml.__file__)
+warnings.warn("A stack:\\n" + "".join(traceback.format_stack()))
+""")
+    result = engine.run(path)
+    stack = result.outputs[0]["output"]["text"]
+    assert stack == ('  File "places.py", line 12, in <module>\n    where()\n'
+                     '  File "places.py", line 9, in where\n    traceback.print_stack()\n'), "the script's own frames only"
+    python = f"lib/python{sys.version_info.major}.{sys.version_info.minor}"
+    assert result.stdout == f"…/{python}/email/utils.py …/site-packages/yaml/__init__.py\n"
+    (warning,) = [o["output"]["data"]["text/plain"] for o in result.outputs if "data" in o["output"]]
+    assert warning == ('UserWarning: A stack:\n  File "places.py", line 14, in <module>\n'
+                       '    warnings.warn("A stack:\\n" + "".join(traceback.format_stack()))\n')
+    html = page(result)  # the warning's first line as its text, the stack's lines under it as printed
+    assert '<p>A stack:</p><pre class="snippet-warning__lines">  File &quot;places.py&quot;, line 14' in html
+    assert str(tmp_path) not in str(result.outputs)
+
+
 PNG = """\
 import struct, zlib
 

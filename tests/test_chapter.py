@@ -1,8 +1,10 @@
 """chapter.py in-process: the includes a page's fences hold, and what is wrong with a bad one."""
 
+import re
 import textwrap
 
 import pytest
+from conftest import ROOT, SNIPPETS
 
 from snippet_engine.chapter import parse
 
@@ -87,3 +89,15 @@ def test_an_include_outside_a_fence_or_of_a_folder_says_what_is_wrong(snippets):
         "snippets/ch is a folder: an include names a file in it",
         "the fence opened on line 14 is never closed: close it with ```"]
     assert markdown[blocks[0].start:blocks[0].end] == '--8<-- "ch/a.py"'
+
+
+def test_a_block_numbered_by_hand_starts_at_the_line_of_its_section_in_the_file():
+    """A block whose fence says `linenums="N"` shows the numbers a traceback or the prose gives
+    its lines: N is where its section starts in the snippet's file."""
+    numbered = 0
+    for path in sorted((ROOT / "docs").glob("*.md")):
+        for block in parse(path.name, path.read_text(encoding="utf-8"), SNIPPETS).blocks:
+            if given := re.search(r'linenums="(\d+)"', block.info):
+                numbered += 1
+                assert int(given[1]) == block.includes[0].numbered()[0][0], f"{path.name}: {block.includes[0].file}"
+    assert numbered

@@ -1,6 +1,4 @@
 """Pairwise Euclidean distances: the chapter's running example."""
-import re
-
 import torch
 from torch import Tensor
 
@@ -26,15 +24,3 @@ def safe_pairwise_distances(points: Tensor) -> Tensor:
     return torch.where(positive, safe_squared.sqrt(), 0.0)
 # --8<-- [end:safe]
 
-
-def forward_traceback(warnings: list) -> str:
-    """The anomaly-mode warning: its frames from the script's top level on (a
-    runner, such as Jupyter, may add its own before), file names without folders."""
-    (warning,) = [w for w in warnings
-                  if "Traceback of forward call" in str(w.message)]
-    text = str(warning.message).split(" (Triggered internally")[0].rstrip()
-    header, *frames = re.split(r"\n(?=  File )", text)
-    # The script's own top level is the last "<module>" frame.
-    first = max(n for n, f in enumerate(frames) if "in <module>" in f)
-    shown = "\n".join([header, *frames[first:]])
-    return re.sub(r'File ".*/', 'File "', shown)

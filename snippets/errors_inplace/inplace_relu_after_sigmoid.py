@@ -1,7 +1,4 @@
 """An in-place ReLU overwrites the output that Sigmoid saved for backward."""
-import re
-import warnings
-
 import torch
 from torch import nn
 
@@ -24,20 +21,12 @@ except RuntimeError as err:
 # --8<-- [end:error]
 
 # --8<-- [start:anomaly]
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    with torch.autograd.set_detect_anomaly(True):
-        loss = nn.functional.mse_loss(model(inputs), targets)
-        try:
-            loss.backward()
-        except RuntimeError:
-            pass
-(warning,) = [w for w in caught if "Traceback of forward call" in str(w.message)]
-text = str(warning.message).split(" (Triggered internally")[0]
-header, *frames = re.split(r"\n(?=  File )", text)
-print(header)
-last_frame = re.sub(r'File ".*/', 'File "', frames[-1])  # without folders
-print(last_frame.rstrip())
+with torch.autograd.set_detect_anomaly(True):
+    loss = nn.functional.mse_loss(model(inputs), targets)
+    try:
+        loss.backward()
+    except RuntimeError:
+        pass
 # --8<-- [end:anomaly]
 
 # --8<-- [start:fix]

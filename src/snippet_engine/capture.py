@@ -17,8 +17,11 @@ import builtins
 import codecs
 import io
 import json
+import os
 import re
+import site
 import sys
+import sysconfig
 import types
 from collections import deque
 from typing import Any, NotRequired, TextIO
@@ -26,6 +29,11 @@ from typing import Any, NotRequired, TextIO
 from snippet_engine import kinds
 from snippet_engine.shapes import LineOutput
 
+# The engine's files, the step-through package's too: in every cache key, in no traceback.
+ENGINE = (os.path.dirname(__file__) + os.sep,
+          os.path.join(os.path.dirname(os.path.dirname(__file__)), "autograd_steps", ""))
+# A frame of a stack as Python lists it (traceback.format_list): its place, its source line, the marks under it.
+FRAME = re.compile(r'^  File "([^"\n]*)", line \d+, in .*\n(?:    .*\n(?: *[~^]+ *\n)?)?', re.M)
 # Colour codes and OSC 8 hyperlinks (the link's text stays): a page shows plain text.
 ESCAPES = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)")
 
@@ -52,6 +60,17 @@ class Capture:
         self.cut_chars = self.cut_lines = 0
         self.fd_streams: list[FdStream] = []
         self.last_line: int | None = None  # output seen after the snippet ended belongs to its last output's line
+        self.places = installation() + ([(os.path.dirname(path) + os.sep, "")] if os.path.isabs(path) else [])
+
+    def terminal(self, text: str) -> str:
+        """Text as a reader's terminal shows it when they run the snippet as `python name.py` in its
+        folder: the snippet's folder left out of paths (`name.py`, `helper.py`), the Python
+        installation's shortened (`…/site-packages/torch/…`, `…/lib/python3.11/…`), and the
+        engine's frames, which started the snippet, gone from a stack's listing."""
+        text = FRAME.sub(lambda frame: "" if engine_file(frame[1]) else frame[0], text)
+        for folder, shown in self.places:
+            text = text.replace(folder, shown)
+        return text
 
     def current_line(self) -> int | None:
         """The top-level statement of the snippet that is running: output made inside
@@ -117,8 +136,22 @@ class Capture:
             self.tail.clear()
         for item in items:
             if "chunks" in item:
-                item["output"]["text"] = as_shown("".join(item.pop("chunks")))
+                item["output"]["text"] = self.terminal(as_shown("".join(item.pop("chunks"))))
         return [{"line": item["line"], "output": item["output"]} for item in items]
+
+
+def engine_file(name: str) -> bool:
+    """A file of the engine, or of the runpy module that runs a snippet as `__main__`."""
+    return name.startswith(ENGINE) or name == "<frozen runpy>" or os.path.basename(name) == "runpy.py"
+
+
+def installation() -> list[tuple[str, str]]:
+    """(folder, as `terminal` shows it) of the Python installation's libraries, the longest first."""
+    stdlib = sysconfig.get_paths()["stdlib"]
+    places = [(folder, "…/site-packages") for folder in [*site.getsitepackages(), site.getusersitepackages()]]
+    places.append((stdlib, "…/" + os.path.join(os.path.basename(os.path.dirname(stdlib)), os.path.basename(stdlib))))
+    return sorted(((folder.rstrip(os.sep) + os.sep, shown + os.sep) for folder, shown in places),
+                  key=lambda place: -len(place[0]))
 
 
 def as_shown(text: str) -> str:

@@ -59,13 +59,10 @@ import weakref
 from typing import IO, Any, BinaryIO, NoReturn, cast
 
 from snippet_engine import kinds
-from snippet_engine.capture import Capture, install
+from snippet_engine.capture import ENGINE, Capture, install
 from snippet_engine.shapes import Failure, LineOutput, Reply, Request, failure
 
 PR_SET_CHILD_SUBREAPER = 36  # prctl's option, from <linux/prctl.h>
-# The engine's files, the step-through package's too: in every cache key, in no traceback.
-ENGINE = (os.path.dirname(__file__) + os.sep,
-          os.path.join(os.path.dirname(os.path.dirname(__file__)), "autograd_steps", ""))
 EXIT = os._exit  # as Python has it: run_child replaces it in the snippet's process
 GRACE = 5  # seconds a child gets to stop after its timeout before it is killed
 STUCK = "stuck"  # the file of a child's stack a second before it is killed (faulthandler's)

@@ -14,7 +14,7 @@ BUILD_PLACE = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")  # where i
 def capture(capture: Any, module: Any) -> None:
     def showwarning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                     file: Any = None, line: str | None = None) -> None:
-        text = BUILD_PLACE.sub("", str(message))
+        text = capture.terminal(BUILD_PLACE.sub("", str(message)))
         capture.add({"output_type": "display_data", "metadata": {}, "data": {
             "text/plain": f"{category.__name__}: {text}",
             WARNING: {"category": category.__name__, "message": text},
@@ -38,11 +38,14 @@ def render(out: dict[str, Any], site: Any, block: Any) -> str:
     """A warning in full the first time a page shows it; after that, its first sentence."""
     warning = out["data"][WARNING]
     times = {1: "", 2: " (twice)"}.get(out.get("times", 1), f" ({out.get('times')} times)")
-    message = warning["message"]
+    message, rest = warning["message"], ""
     if not site.first_time((warning["category"], message)):
         message = "The same warning as above: " + re.split(r"(?<=\.)\s", message, maxsplit=1)[0]
+    else:  # its lines after the first (a traceback) as printed
+        message, _, rest = message.partition("\n")
+    listing = f'<pre class="snippet-warning__lines">{escaped(rest)}</pre>' if rest.strip() else ""
     return (f'<div class="admonition warning snippet-warning"><p class="admonition-title">'
-            f'{escaped(warning["category"])}{times}</p><p>{escaped(message)}</p></div>')
+            f'{escaped(warning["category"])}{times}</p><p>{escaped(message)}</p>{listing}</div>')
 
 
 KIND = Kind("warning", matches, render, hooks="warnings", capture=capture, mime=WARNING, joined=joined)
