@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test screenshots build offline pdf bench report setup system-deps clean
+.PHONY: serve test screenshots build offline pdf source bench report setup system-deps clean
 
 serve: setup
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(PORT) --livereload
@@ -28,9 +28,12 @@ OFFLINE_ZIP := autograd-inside-out.zip
 
 PDF := autograd-inside-out.pdf
 
+# The project's source, to serve and build the site from (the home page says how).
+SOURCE_ZIP := autograd-inside-out-source.zip
+
 build: setup
-	OFFLINE_DOWNLOAD=downloads/$(OFFLINE_ZIP) PDF_DOWNLOAD=downloads/$(PDF) $(BIN)/mkdocs build --strict
-	@$(MAKE) --no-print-directory offline pdf
+	OFFLINE_DOWNLOAD=downloads/$(OFFLINE_ZIP) PDF_DOWNLOAD=downloads/$(PDF) SOURCE_DOWNLOAD=downloads/$(SOURCE_ZIP) $(BIN)/mkdocs build --strict
+	@$(MAKE) --no-print-directory offline pdf source
 
 # The copy read from disk (file://): unzip it and open autograd-inside-out/index.html.
 offline: setup
@@ -45,6 +48,14 @@ pdf: setup
 	rm -rf .cache/print
 	PRINT=1 $(BIN)/mkdocs build --strict --site-dir .cache/print
 	$(BIN)/python hooks/print_book.py .cache/print/print.html site/downloads/$(PDF)
+
+# What `git archive` gives of the working tree (every tracked file, as it is now, edits included)
+# in a folder autograd-inside-out-source/, zipped to $(SOURCE_OUT).
+SOURCE_OUT ?= site/downloads/$(SOURCE_ZIP)
+source:
+	@git rev-parse --git-dir >/dev/null 2>&1 || { echo "make source needs a git checkout of the project: git archive lists its files" >&2; exit 1; }
+	mkdir -p $(dir $(SOURCE_OUT))
+	tree=$$(git stash create) && git archive --format=zip --prefix=autograd-inside-out-source/ -o $(SOURCE_OUT) $${tree:-HEAD}
 
 bench: setup
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --group bench -c constraints.txt

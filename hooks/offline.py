@@ -7,7 +7,8 @@ takes from unpkg.com: here the shim comes from the site itself (node_modules/ifr
 installed by `make setup`), so the copy on disk needs no network either. The served site keeps
 its folder URLs; the footer of every page links the zip and the PDF when `make build` makes
 them (OFFLINE_DOWNLOAD and PDF_DOWNLOAD, their paths in the site, which this hook puts in
-`config.extra` for overrides/partials/copyright.html). Settings come from the environment, not
+`config.extra` for overrides/partials/copyright.html), and the home page links the project's
+source where `make build` makes it (SOURCE_DOWNLOAD, in place of SOURCE_LINK). Settings come from the environment, not
 from `!ENV` in mkdocs.yml, which plain YAML readers (the tests) cannot load.
 """
 
@@ -25,9 +26,22 @@ SHIM = "assets/javascripts/iframe-worker-shim.js"
 def on_config(config):
     if os.environ.get("OFFLINE") not in (None, "", "0", "false"):
         config.plugins["material/offline"].config.enabled = True
-    for key in ("offline_download", "pdf_download"):
+    for key in ("offline_download", "pdf_download", "source_download"):
         config.extra[key] = os.environ.get(key.upper(), "")
     return config
+
+
+# Where the home page says where its source comes from: a link to the download, or nothing.
+SOURCE_LINK = "<!-- source download -->"
+
+
+def on_page_markdown(markdown, page, config, files):
+    if SOURCE_LINK not in markdown:
+        return markdown
+    source = config.extra["source_download"]
+    link = (f' (<a href="{source}" download>download it</a> and unzip it: `unzip {Path(source).name}`, '
+            f"then `cd {Path(source).stem}`)") if source else ""
+    return markdown.replace(SOURCE_LINK, link)
 
 
 def on_files(files, config):

@@ -24,8 +24,8 @@ def ids(path):
 
 def test_no_broken_internal_links_or_anchors(built_site):
     """Every link within the site goes to a file of it, and to an id that file holds; but the
-    copy to read from disk and the PDF, which `make build` adds to the site once it is built
-    (`make offline`, `make pdf`: test_offline.py and test_print.py make them)."""
+    copy to read from disk, the PDF and the source, which `make build` adds to the site once it is built
+    (`make offline`, `make pdf`, `make source`: test_offline.py and test_print.py make them)."""
     later = {(built_site / path).resolve() for path in published().values()}
     checked = 0
     for page in pages(built_site):

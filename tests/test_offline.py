@@ -1,11 +1,17 @@
 """The copy of the site read from disk: built with OFFLINE=1 (Material's offline plugin,
 hooks/offline.py) and opened with file:// in Chromium, as a reader who unzipped it would."""
 
+import os
 import re
+import shutil
+import stat
+import subprocess
+import sys
+import zipfile
 
 import pytest
 from browsing import SHOTS
-from conftest import CHAPTERS, build_strict, built_once, published
+from conftest import CHAPTERS, ROOT, build_strict, built_once, mkdocs, pages, published
 
 
 @pytest.fixture(scope="session")
@@ -99,8 +105,57 @@ def test_the_published_site_keeps_folder_urls_and_links_the_copy_and_the_pdf(bui
     """The site as `make build` builds it (conftest.published): served, its pages keep folder URLs,
     and every page's footer links the copy to read from disk and the PDF."""
     assert published() == {"OFFLINE_DOWNLOAD": "downloads/autograd-inside-out.zip",
-                           "PDF_DOWNLOAD": "downloads/autograd-inside-out.pdf"}
+                           "PDF_DOWNLOAD": "downloads/autograd-inside-out.pdf",
+                           "SOURCE_DOWNLOAD": "downloads/autograd-inside-out-source.zip"}
     assert (built_site / "autograd_basics" / "index.html").is_file()
     for page in [built_site / "index.html", built_site / "gpu" / "index.html"]:
         for download in ("autograd-inside-out.zip", "autograd-inside-out.pdf"):
             assert re.search(rf'<a href="(\.\./)?downloads/{re.escape(download)}" download>', page.read_text()), page
+
+
+def unpacked(archive, folder):
+    """The files of a zip as `unzip` writes them, symbolic links as links (zipfile's extractall
+    writes a link as a file holding its target)."""
+    with zipfile.ZipFile(archive) as zipped:
+        for info in zipped.infolist():
+            if stat.S_ISLNK(info.external_attr >> 16):
+                (folder / info.filename).parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(zipped.read(info).decode(), folder / info.filename)
+            else:
+                zipped.extract(info, folder)
+        return [info.filename for info in zipped.infolist() if not info.is_dir()]
+
+
+@pytest.mark.skipif(not (ROOT / ".git").exists(), reason="`make source` lists the files of a git checkout")
+def test_the_source_download_holds_every_tracked_file_and_the_site_builds_from_it(built_site, tmp_path):
+    """`make source` (which `make build` runs; the home page links what it makes) zips what `git
+    archive` gives: unpacked in an empty folder, it holds every tracked file as the checkout has
+    it, and the site builds from it, strict, with the environment already set up here (the
+    virtual environment, node_modules) and the snippets' results this test run made (.cache)."""
+    home = (built_site / "index.html").read_text()
+    assert '(<a href="downloads/autograd-inside-out-source.zip" download>download it</a> and unzip it' in home
+    archive = tmp_path / "source.zip"
+    done = subprocess.run(["make", "--no-print-directory", "source", f"SOURCE_OUT={archive}"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True)
+    names = unpacked(archive, tmp_path)
+    source = tmp_path / "autograd-inside-out-source"
+    assert sorted(names) == sorted(f"{source.name}/{name}" for name in tracked.stdout.split("\0") if name)
+    for name in tracked.stdout.split("\0")[:-1]:
+        copy, original = source / name, ROOT / name
+        if original.is_symlink():
+            assert os.readlink(copy) == os.readlink(original), name
+        else:
+            assert copy.read_bytes() == original.read_bytes(), name
+    (source / "node_modules").symlink_to(ROOT / "node_modules")
+    for cache in ("snippets", "katex"):
+        shutil.copytree(ROOT / ".cache" / cache, source / ".cache" / cache)
+    env = {"PYTHONPATH": str(source / "src")}  # its own engine, not the checkout's
+    engine = subprocess.run([sys.executable, "-c", "import snippet_engine; print(snippet_engine.__file__)"],
+                            env={**os.environ, **env}, capture_output=True, text=True, check=True)
+    assert engine.stdout.startswith(str(source / "src")), engine.stdout
+    built = mkdocs(source, "build", "--strict", "--site-dir", str(tmp_path / "site"), env=env)
+    assert built.returncode == 0, built.stderr
+    assert [p.relative_to(tmp_path / "site") for p in pages(tmp_path / "site")] == \
+        [p.relative_to(built_site) for p in pages(built_site)]
