@@ -391,6 +391,44 @@ def test_jupyterlab_gives_the_headings_the_ids_that_the_notebooks_links_go_to(bu
                                arg=heading.element_handle(), timeout=30_000)
 
 
+# Opens a notebook as a double click in JupyterLab's file browser does, and waits until it is
+# loaded or a dialog comes up (a file JupyterLab cannot read shows a "File Load Error"): the number
+# of its cells as JupyterLab shows them and the dialog's text; then shuts its kernel down and closes it.
+OPEN_NOTEBOOK = """async path => {
+    const app = window.jupyterapp, widget = await app.commands.execute("docmanager:open", {path, factory: "Notebook"});
+    let looking = true;
+    const dialog = new Promise(found => {
+        const look = () => {
+            const shown = document.querySelector(".jp-Dialog");
+            if (shown) found(shown.innerText); else if (looking) setTimeout(look, 100);
+        };
+        look();
+    });
+    const late = new Promise((_, fail) => setTimeout(() => fail(new Error("neither loaded nor refused in 60 s")), 60_000));
+    const refused = await Promise.race([widget.context.ready.then(() => widget.revealed).then(() => null), dialog, late]);
+    looking = false;
+    const cells = refused === null ? widget.content.widgets.length : null;
+    await widget.sessionContext.shutdown();
+    widget.dispose();
+    return {cells, dialog: refused};
+}"""
+
+
+def test_every_notebook_opens_in_jupyterlab_with_all_its_cells(built_site, jupyterlab, browser):
+    """Each notebook, in the folder JupyterLab serves, opened there as a reader opens it: it loads
+    (JupyterLab reads it with a strict JSON parser: a bare NaN is a "File Load Error") and shows
+    every cell of the file, and no dialog comes up."""
+    url, work = jupyterlab
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(f"{url}/lab")
+    page.wait_for_function("window.jupyterapp?.started && document.querySelector('.jp-DirListing')")
+    page.evaluate("window.jupyterapp.started")
+    for chapter in CHAPTERS:
+        shutil.copy(built_site / "notebooks" / f"{chapter}.ipynb", work)
+        opened = page.evaluate(OPEN_NOTEBOOK, f"{chapter}.ipynb")
+        assert opened == {"cells": len(read(built_site, chapter).cells), "dialog": None}, chapter
+
+
 def test_on_a_published_site_a_notebook_links_its_pages_and_installs_autograd_steps_from_there(project):
     """With a site_url, a link to another chapter goes to its page on the published site, section
     and all, a link to a section of the notebook's own chapter stays in the notebook, and the
