@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test screenshots build offline pdf source bench report setup system-deps clean
+.PHONY: serve test screenshots build offline pdf source bench report release-check setup system-deps clean
 
 serve: setup
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(PORT) --livereload
@@ -60,6 +60,20 @@ source:
 bench: setup
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --group bench -c constraints.txt
 	$(BIN)/python bench/build_time.py
+
+# Every snippet run on the newest release of torch installable here, in an environment of its own
+# (never .venv), and compared with the project's (bench/release_check.py): the lines that print
+# something else there go to bench/results/release_check.json, which the pages show.
+RELEASE := 2.14.1
+RELEASE_VENV := .cache/release-venv
+release-check: setup
+	test -x $(RELEASE_VENV)/bin/python || $(PYTHON) -m venv $(RELEASE_VENV)
+	grep -v '^torch==' constraints.txt > $(RELEASE_VENV)/constraints.txt
+	$(RELEASE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check torch==$(RELEASE) torchviz graphviz \
+		matplotlib numpy pyyaml -c $(RELEASE_VENV)/constraints.txt
+	$(RELEASE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(RELEASE_VENV)/bin/python bench/release_check.py run $(RELEASE_VENV)/outputs.json
+	$(BIN)/python bench/release_check.py compare $(RELEASE_VENV)/outputs.json bench/results/release_check.json
 
 report: setup
 	$(BIN)/python bench/quality_report.py

@@ -233,7 +233,7 @@ warnings.warn("A stack:\\n" + "".join(traceback.format_stack()))
     assert warning == ('UserWarning: A stack:\n  File "places.py", line 14, in <module>\n'
                        '    warnings.warn("A stack:\\n" + "".join(traceback.format_stack()))\n')
     html = page(result)  # the warning's first line as its text, the stack's lines under it as printed
-    assert '<p>A stack:</p><pre class="snippet-warning__lines">  File &quot;places.py&quot;, line 14' in html
+    assert '<p>A stack:</p><pre class="snippet-printed">  File &quot;places.py&quot;, line 14' in html
     assert str(tmp_path) not in str(result.outputs)
 
 

@@ -28,6 +28,7 @@ from snippet_engine import api_links, notebooks, pages, standalone, wheel
 from snippet_engine.chapter import Chapter, Include, missing_file, parse
 from snippet_engine.notebooks import Links
 from snippet_engine.page_cache import PageCache, made_key
+from snippet_engine.releases import ReleaseCheck
 from snippet_engine.runner import Fingerprint, Result, Runner, fingerprint, sha256
 from snippet_engine.shapes import failure
 
@@ -109,6 +110,7 @@ class Build:
     names: api_links.TorchNames | None = None
     links: Links | None = None  # where the notebooks' links go (files() makes them)
     running: list[Future[Result]] = field(default_factory=list)  # the runs the pages show as running
+    releases: ReleaseCheck | None = None  # what `make release-check` found
 
     def __post_init__(self) -> None:
         self.cache = PageCache(self.cache_dir / "pages")

@@ -17,12 +17,13 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from mkdocs.utils import get_relative_url
 
 from snippet_engine import kinds, notebooks, render
 from snippet_engine.chapter import Block, Chapter, Include
+from snippet_engine.releases import ReleaseCheck
 from snippet_engine.runner import Result
 from snippet_engine.standalone import Program
 
@@ -84,6 +85,7 @@ class PageHtml:
 
 class BuildView(Protocol):
     """What page assembly needs of the build (build.py)."""
+    releases: ReleaseCheck | None
     def result(self, path: Path) -> Result: ...
     def program(self, path: Path, first: int | None = None, last: int | None = None) -> Program: ...
     def failure(self, chapter: Chapter, include: Include) -> str | None: ...
@@ -92,13 +94,24 @@ class BuildView(Protocol):
 
 
 def chapter_markdown(chapter: Chapter, markdown: str, build: BuildView, page: PageHtml) -> str:
-    """The chapter's Markdown with its code blocks as the page shows them."""
+    """The chapter's Markdown with its code blocks as the page shows them, and under it, where it
+    runs snippets, which releases of torch their outputs were checked on."""
     parts, done = list[str](), 0
     for block in chapter.blocks:
         parts += [markdown[done:block.start], block_markdown(chapter, block, build, page)]
         done = block.end
     parts.append(markdown[done:])
+    if build.releases and chapter.snippets:
+        changed = sum(bool(release_lines(build.releases, block)) for block in chapter.blocks)
+        unchecked = {i.path for i in chapter.snippets if build.releases.differs(i.file, i.path, None, None) is None}
+        parts.append("\n\n" + page.marker(build.releases.summary(changed, len(unchecked))) + "\n")
     return "".join(parts)
+
+
+def release_lines(releases: ReleaseCheck, block: Block) -> list[dict[str, Any]]:
+    """The lines of the block's snippets whose output is something else on the release checked."""
+    return [d for i in block.includes if i.is_snippet and not i.problem
+            for d in releases.differs(i.file, i.path, i.first, i.last) or []]
 
 
 def block_markdown(chapter: Chapter, block: Block, build: BuildView, page: PageHtml) -> str:
@@ -130,6 +143,8 @@ def block_markdown(chapter: Chapter, block: Block, build: BuildView, page: PageH
         shown = {(name, n): k for k, (name, n, _) in enumerate(code, 1)}
         ran_with = frozenset().union(*(chapter.options[i.path] for i in snippets))
         parts.append(indent + page.marker(kinds.outputs_html(outputs, page, shown, ran_with - block.options)))
+    if outputs and build.releases and (elsewhere := release_lines(build.releases, block)):
+        parts.append(indent + page.marker(build.releases.note(elsewhere)))
     if failures:
         parts.append(indent + page.marker(render.error_block("This snippet failed", "\n\n".join(failures))))
     if running := [i.file for i in snippets if build.is_running(i.path)]:

@@ -54,6 +54,7 @@ import autograd_steps
 from snippet_engine import api_links, kinds, pages
 from snippet_engine.build import BUNDLE, Build
 from snippet_engine.chapter import parse
+from snippet_engine.releases import ReleaseCheck
 from snippet_engine.runner import Runner
 from snippet_engine.shapes import Settings
 from snippet_engine.system_tools import check_dot
@@ -62,6 +63,7 @@ SCRIPTS = "assets/snippet-engine"  # the kinds' scripts and styles (their ASSETS
 RECORDER = "downloads/step_through.py"  # the recorder alone, for readers' own code (not named as the package)
 # What a page may ask the plugin to write for it, in its Markdown.
 ENVIRONMENT = "<!-- snippets: environment -->"
+RELEASES = "<!-- snippets: release check -->"  # what `make release-check` found, over the site
 BUNDLE_LINK = "<!-- snippets: examples -->"
 NOTEBOOK_LIST = "<!-- snippets: notebooks -->"  # every chapter's notebook, with its download
 TITLE = re.compile(r'<span class="filename">([^<]+)</span>')
@@ -121,6 +123,9 @@ class SnippetsConfig(base.Config):
     """Where chapters' notebooks and their pages go in the site."""
     api_reference = c.Type(str, default="https://docs.pytorch.org/docs/stable/")
     """The PyTorch reference that torch names in prose link to (api_links.py)."""
+    release_check = c.Type(str, default="bench/results/release_check.json")
+    """The data file of `make release-check`, relative to mkdocs.yml: where another release of
+    torch prints something else, the page shows it (releases.py); none there, none shown."""
     serve_wait = AtLeast(0, default=5)
     """Under `mkdocs serve`, seconds a rebuild waits for a snippet; then the pages show it as
     running, and the site is rebuilt when it ends (a browser waits for the rebuild)."""
@@ -190,7 +195,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self.build = Build(self.runner, self.project, self.project / self.config.cache_dir, self.snippets,
                            self.config.snippets_dir, self.config.notebooks_dir,
-                           wait=self.config.serve_wait if self.serving else None)
+                           wait=self.config.serve_wait if self.serving else None,
+                           releases=ReleaseCheck.load(self.project / self.config.release_check))
         self.build.files(files, config)
         order = pages_of(config.nav)
         chapters = sorted(self.build.notebooks.values(),
@@ -223,6 +229,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         build, uri = self.build, page.file.src_uri
         markdown = markdown.replace(ENVIRONMENT, build.environment).replace(BUNDLE_LINK, self.bundle_link(page))
+        if RELEASES in markdown:
+            markdown = markdown.replace(RELEASES, build.releases.site_summary(self.snippets) if build.releases else "")
         if NOTEBOOK_LIST in markdown:
             markdown = markdown.replace(NOTEBOOK_LIST, build.notebook_list(self.nav_pages, uri))
         if uri in build.notebooks:

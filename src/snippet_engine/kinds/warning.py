@@ -43,7 +43,7 @@ def render(out: dict[str, Any], site: Any, block: Any) -> str:
         message = "The same warning as above: " + re.split(r"(?<=\.)\s", message, maxsplit=1)[0]
     else:  # its lines after the first (a traceback) as printed
         message, _, rest = message.partition("\n")
-    listing = f'<pre class="snippet-warning__lines">{escaped(rest)}</pre>' if rest.strip() else ""
+    listing = f'<pre class="snippet-printed">{escaped(rest)}</pre>' if rest.strip() else ""
     return (f'<div class="admonition warning snippet-warning"><p class="admonition-title">'
             f'{escaped(warning["category"])}{times}</p><p>{escaped(message)}</p>{listing}</div>')
 
