@@ -9,6 +9,8 @@ import torch
 from conftest import ROOT, soup, warnings_in
 from torch import nn
 
+from snippet_engine.releases import ReleaseCheck
+
 PAGE = ROOT / "docs" / "errors_functions.md"
 
 
@@ -553,6 +555,18 @@ def test_double_backward_through_cdist_is_not_implemented(chapter):
     text = chapter.shown("derivative_not_implemented.py", "error")
     assert text == "NotImplementedError: " + heading("derivative-not-implemented") + ".\n"
     assert issubclass(NotImplementedError, RuntimeError)
+
+
+def test_on_the_release_checked_cdist_has_a_double_backward_and_the_fix_gradient_doubles(chapter):
+    check = ReleaseCheck.load(ROOT / "bench" / "results" / "release_check.json")
+    path = chapter.path("derivative_not_implemented.py")
+    assert check.other == "2.14.1"
+    error, fix = check.differs("errors_functions/derivative_not_implemented.py", path, None, None)
+    assert error["line"] == chapter.line_of("derivative_not_implemented.py", 'print(f"{type(err).__name__}: {err}")')
+    assert error["ours"].startswith("NotImplementedError: ") and error["theirs"] == "", "no error there"
+    ours, theirs = (float(fix[side].split(": ")[1]) for side in ("ours", "theirs"))
+    assert fix["line"] == chapter.line_of("derivative_not_implemented.py", 'print("strength.grad:", round(strength.grad.item(), 4))')
+    assert theirs == pytest.approx(2 * ours, abs=1e-4), "the first block's gradient, then left in strength.grad, added"
 
 
 def test_cdist_with_more_than_25_points_or_matrix_products_has_a_double_backward():

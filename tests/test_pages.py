@@ -1,9 +1,11 @@
 """pages.py in-process: the one placeholder protocol, and a chapter's code block as the page shows it."""
 
+import hashlib
 from pathlib import Path
 
 from snippet_engine.chapter import parse
 from snippet_engine.pages import MARK, PageHtml, block_markdown
+from snippet_engine.releases import ReleaseCheck
 from snippet_engine.runner import Result
 from snippet_engine.standalone import Program, Source
 
@@ -35,8 +37,9 @@ def test_a_warning_is_shown_in_full_once_per_page():
 class FakeBuild:
     """What pages.py needs of a build, for one snippet that ran."""
 
-    def __init__(self, path: Path, result: Result, failure: str | None = None, running: bool = False):
+    def __init__(self, path: Path, result: Result, failure: str | None = None, running: bool = False, releases=None):
         self.path, self._result, self._failure, self.running = path, result, failure, running
+        self.releases = releases
 
     def result(self, path):
         return self._result
@@ -74,6 +77,23 @@ def test_a_block_has_its_setup_fold_its_copy_its_code_and_its_outputs_in_that_or
     assert 'title="a.py"' in markdown and "\nprint(x)\n" in markdown and "2</code>" in page.items[3][1]
     assert markdown.index("print(x)") > markdown.index(f"{MARK}2"), "the copy marker comes right before the fence"
     assert Program("x = 2", "x = 2\nprint(x)") == FakeBuild(path, None).program(path, 3, 3)
+
+
+def test_what_another_release_prints_is_under_the_block_while_the_snippet_is_as_it_was_checked(tmp_path):
+    chapter, code_block, path = block(tmp_path, "x = 2\n# --8<-- [start:show]\nprint(x)\n# --8<-- [end:show]\n",
+                                      "show")
+    out = {"line": 3, "output": {"output_type": "stream", "name": "stdout", "text": "2\n"}}
+    differs = [{"line": 3, "ours": "2\n", "theirs": "<3>\n"}]
+    check = ReleaseCheck("2.13.0", "2.14.1", "2026-12-06",
+                         {"a.py": {"sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "differs": differs}})
+    page = PageHtml("p/", {})
+    block_markdown(chapter, code_block, FakeBuild(path, Result(path, [out], 0.0, True), releases=check), page)
+    assert [how for how, _ in page.items] == ["late", "content", "copy", "content", "content"]
+    assert "On torch 2.14.1" in page.items[4][1] and '<pre class="snippet-printed">&lt;3&gt;</pre>' in page.items[4][1]
+    path.write_text(path.read_text() + "print(x)\n")  # changed since the check: nothing said of it
+    page = PageHtml("p/", {})
+    block_markdown(chapter, code_block, FakeBuild(path, Result(path, [out], 0.0, True), releases=check), page)
+    assert [how for how, _ in page.items] == ["late", "content", "copy", "content"]
 
 
 def test_a_failed_or_running_snippet_says_so_under_its_block(tmp_path):

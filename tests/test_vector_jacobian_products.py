@@ -8,6 +8,9 @@ import torch
 from conftest import ROOT, graphs
 from torch.autograd.functional import jacobian
 
+from snippet_engine.chapter import line_range
+from snippet_engine.releases import ReleaseCheck
+
 LOG_GRAD = torch.tensor([[3.0, 1.0, 0.0], [1.0, 0.0, 1 / 6]])  # v / x, worked out by hand
 
 
@@ -338,6 +341,12 @@ def test_clamp_computes_relu_but_passes_the_gradient_at_0(chapter):
     assert torch.equal(points.clamp(min=0.0), torch.relu(points)), "the same values"
     shown = shown_lines(chapter, "clamp")
     assert shown == {"relu": str(torch.tensor([0.0, 0.0, 1.0])), "clamp(min)": str(torch.tensor([0.0, 1.0, 1.0]))}
+    # On the release the site was checked on, clamp gives 0 at the bound (bench/results/release_check.json).
+    check = ReleaseCheck.load(ROOT / "bench" / "results" / "release_check.json")
+    path = chapter.path("non_differentiable_points.py")
+    assert check.other == "2.14.1"
+    (line,) = check.differs("vector_jacobian_products/non_differentiable_points.py", path, *line_range(path, "clamp"))
+    assert line["theirs"] == f"clamp(min): {torch.tensor([0.0, 0.0, 1.0])}\n"
 
 
 def test_solution_three_way_tie(chapter):
