@@ -241,10 +241,13 @@ new MutationObserver(records => {
 
 @pytest.mark.parametrize("page_name, section", [("errors_inplace", "the-fix"),
                                                 ("debugging_gradients", "a-gradient-that-fades-over-layers"),
-                                                ("saving_memory", "exercises")])
+                                                ("saving_memory", "exercises"),
+                                                ("errors_graph", "non-differentiable-ops")])
 def test_landing_on_a_section_marks_it_in_the_table_of_contents(browser, urls, page_name, section):
     """As a link to the section or a search result lands: the section's title shows below the
-    header, and the table of contents marks that section, not the one before it."""
+    header, the table of contents marks that section, not the one before it, and back-to-top
+    (which the page's own small scroll up, as blocks near the section render, would show over
+    the title) shows only once the reader scrolls up."""
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     try:
         page.goto(f"{urls[page_name]}#{section}", wait_until="load")
@@ -254,9 +257,15 @@ def test_landing_on_a_section_marks_it_in_the_table_of_contents(browser, urls, p
             top: document.getElementById(section).getBoundingClientRect().top,
             header: document.querySelector('.md-header').getBoundingClientRect().bottom,
             active: document.querySelector('.md-sidebar--secondary .md-nav__link--active').hash})""", section)
+        page.wait_for_timeout(500)  # as long again as Material's back-to-top takes to show
+        hidden = not page.locator(".md-top").is_visible()
+        page.mouse.move(640, 400)
+        page.mouse.wheel(0, -300)
+        page.locator(".md-top").wait_for(state="visible")
     finally:
         page.close()
     assert found["active"] == f"#{section}" and found["header"] <= found["top"] < 200, found
+    assert hidden, "back-to-top stays hidden after the landing"
 
 
 def test_the_screen_shows_what_works_on_screen_and_not_what_is_said_for_paper(browser, urls):
