@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from snippet_engine.chapter import parse
+from snippet_engine.chapter import included
 from snippet_engine.kinds.warning import WARNING
 from snippet_engine.runner import Runner
 from snippet_engine.shapes import Settings
@@ -30,15 +30,6 @@ from snippet_engine.shapes import Settings
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 RUNS = 2  # runs of each release: what differs between them varies from run to run
-
-
-def snippet_options() -> dict[Path, frozenset[str]]:
-    """Each snippet a page includes, with the options of its blocks, as the build runs it."""
-    found: dict[Path, frozenset[str]] = {}
-    for page in sorted((ROOT / "docs").glob("*.md")):
-        for path, words in parse(page.name, page.read_text(encoding="utf-8"), SNIPPETS).options.items():
-            found[path] = found.get(path, frozenset()) | words
-    return found
 
 
 def settings() -> Settings:
@@ -74,7 +65,7 @@ def run_all(runs: int) -> dict[str, list[dict[str, str]]]:
     runner = Runner(settings())
     try:
         found: dict[str, list[dict[str, str]]] = {}
-        options = snippet_options()
+        options = included(ROOT / "docs", SNIPPETS)
         for _ in range(runs):
             started = runner.start_all(sorted(options.items()))
             for (path, _), (future, _) in zip(sorted(options.items()), started):

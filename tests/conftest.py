@@ -24,7 +24,7 @@ import yaml
 from bs4 import BeautifulSoup
 from mkdocs.config import load_config
 
-from snippet_engine.chapter import line_range, parse
+from snippet_engine.chapter import included, line_range
 from snippet_engine.kinds.graph import GRAPH
 from snippet_engine.kinds.steps import STEPS
 from snippet_engine.kinds.warning import WARNING
@@ -62,16 +62,7 @@ def nav_pages(items):
 STEP_THROUGH = frozenset({"step-through"})  # the options of a step-through block
 
 
-def snippet_options():
-    """Each snippet the pages include: the options of its blocks, together, as the build runs it."""
-    found = {}
-    for page in sorted((ROOT / "docs").glob("*.md")):
-        for path, words in parse(page.name, page.read_text(encoding="utf-8"), SNIPPETS).options.items():
-            found[path] = found.get(path, frozenset()) | words
-    return found
-
-
-OPTIONS = snippet_options()
+OPTIONS = included(ROOT / "docs", SNIPPETS)  # each snippet the pages include: its blocks' options
 RECORDED = {path for path, words in OPTIONS.items() if STEP_THROUGH & words}  # the build records their backward()
 
 

@@ -116,6 +116,16 @@ def parse(src_uri: str, markdown: str, snippets_dir: str | os.PathLike[str], fir
     return Chapter(src_uri, markdown, sorted(blocks, key=lambda b: b.start), first_line)
 
 
+def included(docs_dir: str | os.PathLike[str], snippets_dir: str | os.PathLike[str]) -> dict[Path, frozenset[str]]:
+    """Each snippet the pages of `docs_dir` include, with the options of its blocks together, as
+    the build runs it."""
+    found: dict[Path, frozenset[str]] = {}
+    for page in sorted(Path(docs_dir).glob("*.md")):
+        for path, words in parse(page.name, page.read_text(encoding="utf-8"), snippets_dir).options.items():
+            found[path] = found.get(path, frozenset()) | words
+    return found
+
+
 def outside_fence(found: re.Match[str], markdown: str, fences: list[range], first_line: int) -> str:
     """Why an include outside every fence is not shown: the fence before it was never closed, or it has none."""
     opened = [m for m in OPENER.finditer(markdown, 0, found.start()) if not any(m.start() in f for f in fences)]

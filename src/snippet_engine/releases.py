@@ -3,14 +3,14 @@
 release of torch. A page shows them under the block that runs them, and says which releases
 its outputs were checked on; a snippet changed since the check is said to be unchecked."""
 
-import hashlib
 import html
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from snippet_engine.render import escaped
+from snippet_engine.runner import sha256
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,8 @@ class ReleaseCheck:
     other: str  # the release they were checked on
     date: str
     snippets: dict[str, dict[str, Any]]  # {file under snippets/: {"sha256", "differs": [{"line", "ours", "theirs"}]}}
+    # Each file's digest, by its size and time of change: read once while it stays as it is.
+    digests: dict[tuple[Path, int, int], str | None] = field(default_factory=dict, compare=False)
 
     @classmethod
     def load(cls, path: Path) -> "ReleaseCheck | None":
@@ -33,7 +35,11 @@ class ReleaseCheck:
         """The lines from `first` to `last` of the snippet `name` (at `path`) whose output is
         something else on the other release; None when it was not checked as it is now."""
         entry = self.snippets.get(name)
-        if entry is None or entry["sha256"] != hashlib.sha256(path.read_bytes()).hexdigest():
+        stat = path.stat()
+        seen = (path, stat.st_size, stat.st_mtime_ns)
+        if seen not in self.digests:
+            self.digests[seen] = sha256(path)
+        if entry is None or entry["sha256"] != self.digests[seen]:
             return None
         return [d for d in entry["differs"]
                 if d["line"] is not None and (first or 1) <= d["line"] <= (last or d["line"])]
