@@ -356,23 +356,32 @@ NAVIGATION = """async () => {
 
 
 # Inline code (not a block's) that a line breaks inside a name, between two of its letters or
-# digits, rather than where code may break (hooks/code_breaks.py): its first 60 characters.
+# digits where no <wbr> lets it (a long name's `find_unused_` / `parameters`), or after a dash that
+# leads a word (`(-|loss)`, `--no-|deps`), rather than where code may break
+# (hooks/code_breaks.py): its first 60 characters.
 BROKEN_NAMES = r"""() => {
     const found = new Set();
     for (const code of document.querySelectorAll('.md-content :not(pre) > code')) {
-        const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
-        let before = null, last = '';
+        const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+        let before = null, last = '', marked = false;
         for (let node; (node = walker.nextNode());) {
+            if (node.nodeType === Node.ELEMENT_NODE) {
+                marked ||= node.localName === 'wbr';
+                continue;
+            }
             for (let i = 0; i < node.length; i++) {
                 const range = document.createRange();
                 range.setStart(node, i);
                 range.setEnd(node, i + 1);
                 const box = range.getClientRects()[0];
                 if (!box) continue;
-                if (before && box.top >= before.bottom - 1 && /\w/.test(last) && /\w/.test(node.data[i]))
+                const inName = /\w/.test(last) && /\w/.test(node.data[i]) && !marked;
+                const afterDash = last === '-' && /\w/.test(node.data[i]);
+                if (before && box.top >= before.bottom - 1 && (inName || afterDash))
                     found.add(code.textContent.slice(0, 60));
                 before = box;
                 last = node.data[i];
+                marked = false;
             }
         }
     }
@@ -424,6 +433,9 @@ def test_a_page_at_1280_px_in_light(browser, urls, site_url, subtests, name):
         reads_in_full(found, name)
         wrapped = [row for b in found["blocks"] for row in b["wrappedTensorRows"]]
         assert wrapped == [], f"{name}: tensor rows broken over two lines, their columns out of line"
+    with subtests.test("inline code breaks only where code may, never inside a name"):
+        page.add_style_tag(content=RENDER_EVERY_BLOCK)
+        assert page.evaluate(BROKEN_NAMES) == [], name
 
 
 @pytest.mark.parametrize("name", PAGES)

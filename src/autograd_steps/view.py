@@ -42,6 +42,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -244,6 +245,15 @@ def node_name(steps: Data, i: int) -> str:
     return f"{node['label']}'s AccumulateGrad" if named else node["label"]
 
 
+SIGNED = re.compile(r"-(?=[\d.])[\w.+-]*")  # -4.089e-14
+
+
+def values_code(text: str) -> str:
+    """Values as inline code, a negative number kept whole: a browser breaks a line after a minus sign."""
+    kept = SIGNED.sub(lambda m: f'<span class="snippet-steps__signed">{m[0]}</span>', html.escape(text))
+    return f"<code>{kept}</code>"
+
+
 def sent_html(steps: Data, step: Step) -> str:
     """What a step sent to each node, once per node: with how many edges where two or more reach it."""
     by_target: dict[int, list[str]] = {}
@@ -251,7 +261,7 @@ def sent_html(steps: Data, step: Step) -> str:
         by_target.setdefault(steps["edges"][s["edge"]]["to"], []).append(grad_text(s["grad"]))
     parts = []
     for target, grads in by_target.items():
-        values = " and ".join(f"<code>{html.escape(g)}</code>" for g in dict.fromkeys(grads))
+        values = " and ".join(values_code(g) for g in dict.fromkeys(grads))
         along = f" (along each of {len(grads)} edges)" if len(grads) > 1 else ""
         parts.append(f"{values} → {html.escape(node_name(steps, target))}{along}")
     return "<br>".join(parts)
@@ -342,7 +352,7 @@ def table(steps: Data) -> str:
         parts = [grad_text(c["grad"]) for c in step["contributions"]]
         several = step["received"] is not None and step["received"]["shape"] is None
         received = " + ".join(parts) + " = " if len(parts) > 1 and not several else ""
-        received = f"<code>{html.escape(received + grad_text(step['received']))}</code>"
+        received = values_code(received + grad_text(step["received"]))
         sent = sent_html(steps, step)
         if node["kind"] == "leaf":
             sent = f"added to <code>{html.escape(grad_attribute(node))}</code>"
