@@ -171,8 +171,9 @@
   // compared stemmed ("Tensors", "Tensor") and without their digits ("0th", "1th"), and a
   // node's name (`LogBackward0`) is not required of the paste; a paste's node name also stands
   // for its operation (`UnbindBackward` for "Unbind"). The last message of the paste that
-  // matches decides (a traceback ends with the exception it is about); in one message the
-  // fullest match, then the one that met more words, then the index's first row.
+  // matches decides (a traceback ends with the exception it is about), an error before any
+  // warning (anomaly mode's warning comes with the error it is about, before or after it); in
+  // one message the fullest match, then the one that met more words, then the index's first row.
   const COVERED = 0.75
   const NODE = /^(\w+?)backward$/
 
@@ -180,8 +181,11 @@
   const indexed = messages => messages.map(([location, text]) =>
     ({location, text, words: keyWords(text).filter(word => !NODE.test(word))}))
 
+  const isWarning = message => /^[\w.]*Warning\s*:/.test(message)
+
   function find(messages) {
-    for (const message of [...messages].reverse()) {
+    const last = [...messages].reverse()
+    for (const message of [...last.filter(m => !isWarning(m)), ...last.filter(isWarning)]) {
       const have = new Set(keyWords(message).flatMap(word => [word, ...keyWords((word.match(NODE) || [])[1] || "")]))
       let best = null
       for (const row of site.rows) {

@@ -3,10 +3,11 @@
 import inspect
 import json
 import re
+import warnings
 
 import pytest
 import torch
-from conftest import ROOT, warnings_in
+from conftest import ROOT, kind, warnings_in
 from torch import nn
 
 PAGE = (ROOT / "docs" / "errors_training.md").read_text()
@@ -38,13 +39,13 @@ def test_every_section_has_its_id_and_links_a_chapter():
     ids = re.findall(r"^## .* \{ #([\w-]+) \}$", PAGE, re.M)
     assert ids == ["non-leaf-grad", "non-leaf-optimizer", "zero-grad-forgotten", "total-loss-memory",
                    "eval-is-not-no-grad", "frozen-parameters-move", "dtype-double-in-backward",
-                   "nan-sqrt-norm", "nan-where", "returned-nan"]
+                   "nan-sqrt-norm", "nan-where", "returned-nan", "anomaly-warning"]
     sections = re.split(r"^## ", PAGE, flags=re.M)[1:]
     assert all(re.search(r"\]\(\w+\.md#[\w-]+\)", section) for section in sections)
 
 
 def test_intro_counts_the_problems_without_a_message():
-    messages = {"non-leaf-grad", "non-leaf-optimizer", "dtype-double-in-backward", "returned-nan"}
+    messages = {"non-leaf-grad", "non-leaf-optimizer", "dtype-double-in-backward", "returned-nan", "anomaly-warning"}
     silent = [a for a in re.findall(r"\{ #([\w-]+) \}", PAGE) if a not in messages]
     assert "Six of the problems raise nothing" in PAGE and len(silent) == 6
 
@@ -476,3 +477,65 @@ def test_returned_nan_links_the_two_usual_causes():
     for anchor in ("nan-sqrt-norm", "nan-where"):
         assert f"(#{anchor})" in text
         assert f"{{ #{anchor} }}" in PAGE
+
+
+# Error detected in SigmoidBackward0: anomaly mode's warning
+
+ENABLED = ("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+           "enabled for debugging.")
+
+
+def in_place_error(chapter, section):
+    """The error the block prints, after the warnings it shows, in that order."""
+    outputs = chapter.outputs("anomaly_warning.py", section)
+    assert [kind(o) for o in outputs] == ["warning", "warning", "stdout"], "the warnings come first"
+    (line,) = chapter.shown("anomaly_warning.py", section).splitlines()
+    return line, warnings_in(outputs)
+
+
+def test_switched_on_for_backward_only_the_warning_names_the_node_and_no_line(chapter):
+    error, warnings = in_place_error(chapter, "backward_only")
+    assert warnings == [{"category": "UserWarning", "message": ENABLED}, {"category": "UserWarning", "message": (
+        "Error detected in SigmoidBackward0. No forward pass information available. "
+        "Enable detect anomaly during forward pass for more information.")}]
+    assert error.startswith("RuntimeError: one of the variables needed for gradient computation has been "
+                            "modified by an inplace operation: [torch.FloatTensor [8, 3]], which is output 0 "
+                            "of Sigmoid, is at version 1; expected version 0 instead.")
+    assert "Hint: the backtrace further above shows the operation that failed" in error
+    assert "Traceback" not in warnings[1]["message"], "the backtrace the hint points at is not there"
+
+
+def test_switched_on_for_the_forward_pass_the_warning_names_the_line_that_made_the_node(chapter):
+    error, warnings = in_place_error(chapter, "traceback")
+    call = chapter.line_of("anomaly_warning.py", "with torch.autograd.detect_anomaly():  # on for the forward pass too") + 1
+    made = chapter.line_of("anomaly_warning.py", "def forward(x):") + 1
+    assert warnings == [{"category": "UserWarning", "message": ENABLED}, {"category": "UserWarning", "message": (
+        heading("anomaly-warning") + ":\n"
+        f'  File "anomaly_warning.py", line {call}, in <module>\n'
+        "    loss = forward(x)\n"
+        f'  File "anomaly_warning.py", line {made}, in forward\n'
+        "    h = torch.sigmoid(x @ w)")}]
+    assert chapter.line_of("anomaly_warning.py", "h.mul_(2)  # in place: sigmoid's backward needs the output it saved") == made + 1
+    assert error == in_place_error(chapter, "backward_only")[0], "the same error after either warning"
+
+
+def test_the_in_place_error_asks_for_anomaly_mode_and_only_the_context_manager_warns():
+    w = torch.randn(4, 3, requires_grad=True)
+    h = torch.sigmoid(torch.randn(8, 4) @ w)
+    h.mul_(2)
+    with pytest.raises(RuntimeError) as raised:
+        h.sum().backward()
+    assert "Hint: enable anomaly detection to find the operation that failed to compute its gradient" in str(raised.value)
+    assert '"enable anomaly detection to find the operation that failed to compute its\ngradient"' in PAGE
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"), torch.autograd.detect_anomaly():
+        pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        torch.autograd.set_detect_anomaly(True)
+        torch.autograd.set_detect_anomaly(False)
+
+
+def test_fixed_the_step_runs_under_anomaly_mode_which_ends_with_its_block(chapter):
+    outputs = chapter.outputs("anomaly_warning.py", "fix")
+    assert warnings_in(outputs) == [{"category": "UserWarning", "message": ENABLED}]
+    assert chapter.shown("anomaly_warning.py", "fix") == "w.grad finite: True\nanomaly mode still on: False\n"
