@@ -90,10 +90,14 @@ def test_what_another_release_prints_is_under_the_block_while_the_snippet_is_as_
     block_markdown(chapter, code_block, FakeBuild(path, Result(path, [out], 0.0, True), releases=check), page)
     assert [how for how, _ in page.items] == ["late", "content", "copy", "content", "content"]
     assert "On torch 2.14.1" in page.items[4][1] and '<pre class="snippet-printed">&lt;3&gt;</pre>' in page.items[4][1]
+    assert "output of 1 lines of 1 of the 1 snippets checked" in check.site_summary(path.parent)
     path.write_text(path.read_text() + "print(x)\n")  # changed since the check: nothing said of it
     page = PageHtml("p/", {})
     block_markdown(chapter, code_block, FakeBuild(path, Result(path, [out], 0.0, True), releases=check), page)
     assert [how for how, _ in page.items] == ["late", "content", "copy", "content"]
+    path.unlink()  # gone since the check: not checked, and the summary still made
+    assert check.differs("a.py", path, None, None) is None
+    assert "of the 0 snippets checked" in check.site_summary(path.parent)
 
 
 def test_a_failed_or_running_snippet_says_so_under_its_block(tmp_path):

@@ -33,13 +33,16 @@ class ReleaseCheck:
 
     def differs(self, name: str, path: Path, first: int | None, last: int | None) -> list[dict[str, Any]] | None:
         """The lines from `first` to `last` of the snippet `name` (at `path`) whose output is
-        something else on the other release; None when it was not checked as it is now."""
+        something else on the other release; None when it was not checked as it is now (or
+        is gone since)."""
         entry = self.snippets.get(name)
+        if entry is None or not path.is_file():
+            return None
         stat = path.stat()
         seen = (path, stat.st_size, stat.st_mtime_ns)
         if seen not in self.digests:
             self.digests[seen] = sha256(path)
-        if entry is None or entry["sha256"] != self.digests[seen]:
+        if entry["sha256"] != self.digests[seen]:
             return None
         return [d for d in entry["differs"]
                 if d["line"] is not None and (first or 1) <= d["line"] <= (last or d["line"])]
