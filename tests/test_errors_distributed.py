@@ -250,7 +250,7 @@ def test_first_step_runs_and_the_second_raises(chapter):
             return first, str(err)
         return first, None
 
-    for first, second in ns["run_on_two_ranks"](one_then_two):
+    for first, second in ns["run_on_ranks"](one_then_two):
         assert isinstance(first, dict) and len(first["losses"]) == 1
         assert second is not None and second.startswith(heading("ddp-unused-parameters"))
 
@@ -279,7 +279,7 @@ def test_an_output_left_out_and_a_skipped_branch_give_the_same_error(chapter):
             errors.append(str(err))
         return errors
 
-    for errors in ns["run_on_two_ranks"](both_shapes):
+    for errors in ns["run_on_ranks"](both_shapes):
         assert len(errors) == 2
         assert all(e.startswith(heading("ddp-unused-parameters")) for e in errors)
 
@@ -334,7 +334,7 @@ def test_the_aux_head_needs_find_unused_parameters(chapter):
         except RuntimeError as err:
             return str(err)
 
-    for error in ns["run_on_two_ranks"](without_find_unused):
+    for error in ns["run_on_ranks"](without_find_unused):
         assert error is not None and error.startswith(heading("ddp-unused-parameters"))
 
 
@@ -373,8 +373,8 @@ def test_use_reentrant_false_and_static_graph_fix_both_causes_identically(chapte
 
 def test_two_processes_joined_with_gloo_on_loopback(chapter):
     ns = definitions(chapter, "ddp_unused_parameters.py")
-    source = inspect.getsource(ns["run_on_two_ranks"].__globals__["rank_main"])
-    assert '"gloo", init_method=f"tcp://127.0.0.1:{port}"' in source
+    source = inspect.getsource(ns["run_on_ranks"].__globals__["rank_main"])
+    assert 'address = f"tcp://127.0.0.1:{port}"' in source and '"gloo", init_method=address' in source
     assert "rank 0" in chapter.shown("ddp_unused_parameters.py", "error")
     assert set(rank_lines(chapter.shown("ddp_unused_parameters.py", "error"))) == {(0, None), (1, None)}
 
@@ -438,7 +438,7 @@ def test_the_3x3_convolution_gets_its_gradient_shuffled(chapter):
     assert float(rows["0.weight"]) > 1e-2
     assert all(float(rows[name]) < 1e-6 for name in ("0.bias", "2.weight", "2.bias"))
     ns = definitions(chapter, "ddp_grad_strides.py")
-    results = ns["run_on_two_ranks"](functools.partial(ns["gradients"], convert_before_ddp=False))
+    results = ns["run_on_ranks"](functools.partial(ns["gradients"], convert_before_ddp=False))
     model = ns["convnet"]()
     sum(model(ns["batch"](rank)).square().mean() for rank in range(2)).div(2).backward()
     true = model[0].weight.grad
@@ -505,7 +505,7 @@ def test_use_orig_params_keeps_a_whole_flat_gradient_and_wrapping_apart_does_not
                           for m in units]
         return sizes
 
-    for sizes in ns["run_on_two_ranks"](gradient_sizes):
+    for sizes in ns["run_on_ranks"](gradient_sizes):
         assert isinstance(sizes, dict), sizes
         ((numel, requires_grad, grad),) = sizes["orig"]
         assert requires_grad and grad == numel, "one FlatParameter, its gradient covers the frozen part too"
@@ -545,7 +545,7 @@ def test_one_bucket_and_the_last_forward_must_be_outside_no_sync(chapter):
         model(torch.randn(8, 4)).square().mean().backward()
         return calls
 
-    for calls in ns["run_on_two_ranks"](last_forward_inside):
+    for calls in ns["run_on_ranks"](last_forward_inside):
         assert calls == [0], "no all-reduce for the first backward; one bucket, index 0, for the second"
 
 

@@ -3,7 +3,7 @@ warning, and the same training without the flag."""
 import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
-from two_ranks import run_on_two_ranks, with_cpp_warnings
+from ranks import run_on_ranks, with_cpp_warnings
 
 
 def train(rank, **ddp_options):
@@ -31,7 +31,7 @@ def with_the_flag(rank):
 
 
 flagged = []
-for rank, (result, printed) in enumerate(run_on_two_ranks(with_the_flag)):
+for rank, (result, printed) in enumerate(run_on_ranks(with_the_flag)):
     print(f"rank {rank}, with the flag: {result}")
     for line in printed:
         print(f"rank {rank}: {line}")
@@ -39,7 +39,7 @@ for rank, (result, printed) in enumerate(run_on_two_ranks(with_the_flag)):
 # --8<-- [end:error]
 
 # --8<-- [start:fix]
-for rank, (before, result) in enumerate(zip(flagged, run_on_two_ranks(train))):
+for rank, (before, result) in enumerate(zip(flagged, run_on_ranks(train))):
     print(f"rank {rank}, without the flag: {result}")
     print(f"rank {rank}, the same as with the flag: {result == before}")
 # --8<-- [end:fix]

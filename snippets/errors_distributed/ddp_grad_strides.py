@@ -5,7 +5,7 @@ import warnings
 import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
-from two_ranks import run_on_two_ranks
+from ranks import run_on_ranks
 
 
 def convnet():
@@ -40,7 +40,7 @@ def converted_after(rank):
     return gradients(rank, convert_before_ddp=False)
 
 
-after = run_on_two_ranks(converted_after)
+after = run_on_ranks(converted_after)
 for rank, result in enumerate(after):
     print(f"rank {rank}:", *result["warnings"], sep="\n")
 # --8<-- [end:error]
@@ -66,7 +66,7 @@ def converted_before(rank):
     return gradients(rank, convert_before_ddp=True)
 
 
-for rank, result in enumerate(run_on_two_ranks(converted_before)):
+for rank, result in enumerate(run_on_ranks(converted_before)):
     difference = max((torch.tensor(result["grads"][name]) - grad).abs().max()
                      for name, grad in expected.items())
     print(f"rank {rank}: {len(result['warnings'])} warnings, "

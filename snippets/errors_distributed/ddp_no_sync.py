@@ -6,7 +6,7 @@ import torch
 from torch import nn
 from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
 from torch.nn.parallel import DistributedDataParallel as DDP
-from two_ranks import run_on_two_ranks
+from ranks import run_on_ranks
 
 accumulate = 4  # four micro-batches of 8 make one step
 
@@ -41,7 +41,7 @@ def without_no_sync(rank):
     return accumulated_gradient(rank, use_no_sync=False)
 
 
-every = run_on_two_ranks(without_no_sync)
+every = run_on_ranks(without_no_sync)
 for rank, result in enumerate(every):
     print(f"rank {rank}: {accumulate} micro-batches, "
           f"{result['all-reduces']} all-reduces")
@@ -53,7 +53,7 @@ def with_no_sync(rank):
     return accumulated_gradient(rank, use_no_sync=True)
 
 
-for rank, (synced, result) in enumerate(zip(every, run_on_two_ranks(with_no_sync))):
+for rank, (synced, result) in enumerate(zip(every, run_on_ranks(with_no_sync))):
     difference = max((torch.tensor(a) - torch.tensor(b)).abs().max().item()
                      for a, b in zip(synced["gradient"], result["gradient"]))
     print(f"rank {rank}: {accumulate} micro-batches, "

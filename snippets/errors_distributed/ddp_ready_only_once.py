@@ -4,7 +4,7 @@ import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.checkpoint import checkpoint
-from two_ranks import run_on_two_ranks
+from ranks import run_on_ranks
 
 
 class CheckpointedNet(nn.Module):
@@ -55,7 +55,7 @@ def train_reentrant_find_unused(rank):
                  dict(find_unused_parameters=True))
 
 
-for rank, result in enumerate(run_on_two_ranks(train_reentrant_find_unused)):
+for rank, result in enumerate(run_on_ranks(train_reentrant_find_unused)):
     print(f"rank {rank}: {result}")
 # --8<-- [end:error]
 
@@ -65,7 +65,7 @@ def train_reentrant_shared(rank):
     return train(rank, dict(use_reentrant=True, shared=True), {})
 
 
-for rank, result in enumerate(run_on_two_ranks(train_reentrant_shared)):
+for rank, result in enumerate(run_on_ranks(train_reentrant_shared)):
     print(f"rank {rank}: {result}")
 # --8<-- [end:shared]
 
@@ -86,7 +86,7 @@ def train_with_each_fix(rank):
     return {fix: train(rank, *options) for fix, options in FIXES.items()}
 
 
-for rank, result in enumerate(run_on_two_ranks(train_with_each_fix)):
+for rank, result in enumerate(run_on_ranks(train_with_each_fix)):
     for fix, trained in result.items():
         print(f"rank {rank}, {fix}: {trained}")
 # --8<-- [end:fix]

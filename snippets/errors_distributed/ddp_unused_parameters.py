@@ -3,7 +3,7 @@ at the next iteration, and the two ways to tell DDP about it."""
 import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
-from two_ranks import run_on_two_ranks
+from ranks import run_on_ranks
 
 
 class TwoHeads(nn.Module):
@@ -49,7 +49,7 @@ def train(rank, steps=3, tasks=("classify",), **ddp_options):
 
 
 # --8<-- [start:error]
-for rank, result in enumerate(run_on_two_ranks(train)):
+for rank, result in enumerate(run_on_ranks(train)):
     print(f"rank {rank}: {result}")
 # --8<-- [end:error]
 
@@ -59,7 +59,7 @@ def train_with_each_fix(rank):
             for option in ("find_unused_parameters", "static_graph")}
 
 
-for rank, result in enumerate(run_on_two_ranks(train_with_each_fix)):
+for rank, result in enumerate(run_on_ranks(train_with_each_fix)):
     for option, trained in result.items():
         print(f"rank {rank}, {option}=True: {trained}")
 # --8<-- [end:fix]
@@ -77,7 +77,7 @@ def train_alternating(rank):
     return results
 
 
-for rank, result in enumerate(run_on_two_ranks(train_alternating)):
+for rank, result in enumerate(run_on_ranks(train_alternating)):
     for option, trained in result.items():
         print(f"rank {rank}, {option}=True: {trained}")
 # --8<-- [end:changing]

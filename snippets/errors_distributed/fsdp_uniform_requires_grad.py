@@ -6,7 +6,7 @@ import torch
 from torch import nn
 from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 from torch.distributed.fsdp.wrap import lambda_auto_wrap_policy
-from two_ranks import run_on_two_ranks
+from ranks import run_on_ranks
 
 
 class LoRALinear(nn.Module):
@@ -52,7 +52,7 @@ def train(rank, **fsdp_options):
 
 
 # --8<-- [start:error]
-for rank, result in enumerate(run_on_two_ranks(train)):
+for rank, result in enumerate(run_on_ranks(train)):
     print(f"rank {rank}: {result}")
 # --8<-- [end:error]
 
@@ -73,7 +73,7 @@ def train_with_each_fix(rank):
     }
 
 
-for rank, result in enumerate(run_on_two_ranks(train_with_each_fix)):
+for rank, result in enumerate(run_on_ranks(train_with_each_fix)):
     for fix, trained in result.items():
         print(f"rank {rank}, {fix}: {trained}")
 # --8<-- [end:fix]

@@ -1,13 +1,16 @@
-"""Start two processes joined by torch.distributed (gloo, on this machine) and
-collect what a training function returns on each rank."""
+"""Start processes joined by torch.distributed (gloo, on this machine), or by
+torch.distributed.rpc (TensorPipe), and collect what a function returns on each rank; and
+the warnings that PyTorch's C++ code prints on a rank."""
 import datetime
 import multiprocessing
 import os
 import re
 import socket
+import warnings
 
 import torch
 import torch.distributed as dist
+import torch.distributed.rpc as rpc
 
 
 def free_port():
@@ -17,31 +20,43 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def rank_main(rank, world_size, port, train, results):
+def rank_main(rank, world_size, port, train, use_rpc, results):
     """One rank: join the group, run train(rank), send back its result or error."""
     # A process forked after its parent ran a torch operation can hang in
     # torch's thread pool: each rank uses one thread.
     torch.set_num_threads(1)
-    dist.init_process_group(
-        "gloo", init_method=f"tcp://127.0.0.1:{port}",
-        rank=rank, world_size=world_size, timeout=datetime.timedelta(seconds=60))
+    address = f"tcp://127.0.0.1:{port}"
+    if use_rpc:
+        # PyTorch 2.13's RPC start-up warns about its own use of a gloo group.
+        warnings.filterwarnings("ignore", "You are using a Backend", UserWarning)
+        options = rpc.TensorPipeRpcBackendOptions(init_method=address, rpc_timeout=60)
+        rpc.init_rpc(f"worker{rank}", rank=rank, world_size=world_size,
+                     rpc_backend_options=options)
+    else:
+        dist.init_process_group("gloo", init_method=address, rank=rank,
+                                world_size=world_size, timeout=datetime.timedelta(seconds=60))
     try:
         result = train(rank)
     except Exception as err:  # sent to the parent, which prints it
         result = f"{type(err).__name__}: {err}"
     finally:
-        dist.destroy_process_group()
+        if use_rpc:
+            rpc.shutdown()  # waits for the other workers' calls to end
+        else:
+            dist.destroy_process_group()
     results.put((rank, result))
 
 
-def run_on_two_ranks(train, timeout=120):
-    """train(rank) on ranks 0 and 1; returns their results, rank 0's first."""
+def run_on_ranks(train, world_size=2, use_rpc=False, timeout=120):
+    """train(rank) on ranks 0 to world_size - 1; returns their results, rank 0's first."""
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback ("lo0" on macOS)
+    os.environ.setdefault("TP_SOCKET_IFNAME", "lo")  # the same, for TensorPipe
     fork = multiprocessing.get_context("fork")  # works for functions of __main__
     results = fork.Queue()
     port = free_port()
-    ranks = [fork.Process(target=rank_main, args=(rank, 2, port, train, results))
-             for rank in range(2)]
+    ranks = [fork.Process(target=rank_main,
+                          args=(rank, world_size, port, train, use_rpc, results))
+             for rank in range(world_size)]
     for process in ranks:
         process.start()
     try:
