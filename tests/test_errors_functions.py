@@ -27,7 +27,7 @@ def test_every_section_is_here_with_its_id():
         "invalid-gradient-shape", "per-sample-gradients", "data-pointer-without-storage",
         "grad-transform-mutates-capture", "gradient-penalty", "hessian-vector-product",
         "derivative-not-implemented", "create-graph-cycle", "compile-custom-function",
-        "jit-trace-constant",
+        "no-fake-impl", "jit-trace-constant",
     ]
     assert all("`" not in heading(i) for i in ids)
 
@@ -373,6 +373,45 @@ def test_the_compiled_fix_gives_the_eager_gradient(chapter):
         "compiled loss: 1.0\nsame gradient as eager: True\n"
     assert ns["model"](ns["inputs"]).norm() > 1, "the eager if took the clipping branch"
     assert torch.allclose(ns["compiled_grad"], ns["model"].weight.grad)
+
+
+# no-fake-impl
+
+def test_compiling_the_operator_without_a_fake_kernel_is_dynamos_error_naming_the_line(chapter):
+    lines = chapter.shown("no_fake_impl.py", "error").splitlines()
+    assert lines[0] == "eager: tensor([-0.5000,  0.0000,  0.4000])"
+    assert lines[1] == "torch._dynamo.exc.TorchRuntimeError: RuntimeError when making fake tensor call"
+    message = heading("no-fake-impl").replace("&lt;", "<").replace("&gt;", ">")
+    assert f"got RuntimeError('{message}. This is necessary for torch.compile/export/fx tracing to work. " \
+           "Please use `soft_threshold.register_fake` to add an fake impl.')" in lines[2]
+    call = chapter.line_of("no_fake_impl.py", "return soft_threshold(x, 0.5) * 2")
+    assert f'File "no_fake_impl.py", line {call}, in sparse_code' in "\n".join(lines), "the line that called it"
+    paths = re.findall(r'File "([^"]+)"', "\n".join(lines))
+    assert paths == ["no_fake_impl.py", "…/site-packages/torch/_library/custom_ops.py"], \
+        "paths as a terminal in the snippet's folder shows them"
+
+
+def test_the_error_comes_before_any_backend_and_the_fake_kernel_fixes_it(chapter):
+    ns = chapter.run("no_fake_impl.py")
+    torch._dynamo.reset()
+
+    @torch.library.custom_op("autograd_inside_out_test::no_fake", mutates_args=())
+    def no_fake(x: torch.Tensor) -> torch.Tensor:
+        return x.clone()
+
+    graphs = []
+
+    def backend(graph, example_inputs):  # a backend that notes every graph it is handed
+        graphs.append(graph)
+        return graph.forward
+
+    for compiler in (backend, "inductor"):  # inductor: the default backend
+        with pytest.raises(torch._dynamo.exc.TorchRuntimeError, match="There was no fake impl registered for"):
+            torch.compile(lambda x: no_fake(x) * 2, fullgraph=True, backend=compiler)(torch.ones(2))
+        torch._dynamo.reset()
+    assert graphs == [], "no backend saw a graph"
+    assert torch.equal(ns["sparse_code"](ns["x"]), 2 * ns["soft_threshold"](ns["x"], 0.5))
+    assert chapter.shown("no_fake_impl.py", "fix") == "compiled: tensor([-1.0000,  0.0000,  0.8000])\n"
 
 
 # legacy-function
