@@ -5,19 +5,23 @@ import ast
 import importlib.util
 import inspect
 import json
+import os
 import re
+import statistics
 import sys
 from pathlib import Path
 
 import torch
 import torch.distributed as dist
 import yaml
-from conftest import ROOT, kind, nav_pages, warnings_in
+from conftest import ROOT, children, kind, nav_pages, warnings_in
 from torch import nn
+from torch.nn.parallel import DistributedDataParallel as DDP
 
 PAGE = (ROOT / "docs" / "distributed.md").read_text()
 TORCH = Path(torch.__file__).parent
 DDP_SOURCE = (TORCH / "nn" / "parallel" / "distributed.py").read_text()
+CSRC = TORCH / "include" / "torch" / "csrc" / "distributed"
 
 DEFINITION = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
 
@@ -32,6 +36,15 @@ def definitions(chapter, name):
     namespace = {"__name__": "definitions"}
     exec(compile(tree, str(path), "exec"), namespace)
     return namespace
+
+
+def prose(text):
+    """A docstring or the C++ comments of a header as one line of words."""
+    return " ".join(re.sub(r"(^|\n)\s*//", " ", text).split())
+
+
+DDP_DOC = prose(inspect.getdoc(DDP))
+REDUCER = prose((CSRC / "c10d" / "reducer.hpp").read_text())
 
 
 def steps(text):
@@ -62,8 +75,37 @@ def test_processes_on_loopback_with_gloo_and_tensorpipe(chapter):
     assert 'address = f"tcp://127.0.0.1:{port}"' in source
     assert '"gloo", init_method=address' in source and "TensorPipeRpcBackendOptions(init_method=address" in source
     assert "process.terminate()" in source and "results.get(timeout=timeout)" in source
+    assert '"--nproc-per-node",' in (TORCH / "distributed" / "run.py").read_text(), "torchrun's option"
     rpc_start = (TORCH / "distributed" / "distributed_c10d.py").read_text()
     assert "You are using a Backend {type(group)} as a ProcessGroup" in rpc_start, "the warning filtered"
+
+
+def test_the_ranks_end_with_their_results_and_leave_no_process(chapter):
+    ns = definitions(chapter, "ranks.py")
+    assert inspect.signature(ns["run_on_ranks"]).parameters["world_size"].default == 2, "two processes"
+    assert ns["run_on_ranks"](lambda rank: rank * 10, world_size=3) == [0, 10, 20], "rank 0's first"
+    assert children(os.getpid()) == [], "every rank joined"
+    assert ns["run_on_ranks"](lambda rank: 1 / rank) == ["ZeroDivisionError: division by zero", 1.0]
+    assert children(os.getpid()) == []
+
+
+def test_the_reducer_hooks_each_gradient_accumulator_and_fills_flat_buckets():
+    assert "self.reducer = dist.Reducer(" in DDP_SOURCE
+    assert "grad_accumulators_" in REDUCER and "void autograd_hook(size_t index);" in REDUCER
+    leaf = nn.Linear(2, 2).weight
+    assert leaf.expand_as(leaf).grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
+    assert "Gradients of the bucket flattened into a 1-dimensional tensor" in REDUCER, "a flat buffer"
+    assert "A flattened 1D ``torch.Tensor`` buffer" in prose(dist.GradBucket.buffer.__doc__)
+    assert "Number of gradients left to be computed before the bucket is ready to be reduced" in REDUCER
+    hook = prose(inspect.getdoc(DDP.register_comm_hook))
+    assert "This function is called once the bucket is ready." in hook
+    assert "return a Future" in hook and "The Future should hold the new value of grad bucket's tensors." in hook
+    assert "Grad bucket's tensors will not be predivided by world_size." in hook, "the hook averages"
+    assert "Runs allreduce or installed communication hook given GradBucket instance." in REDUCER, "replaces it"
+    assert "called inside `finalize_backward`, it happens only if DDP communication hook was registered to " \
+        "recreate just bucket_views_out with the result of `future_work`" in REDUCER, "awaited at the end"
+    assert "runs after grad accumulation" in prose(inspect.getdoc(torch.Tensor.register_post_accumulate_grad_hook))
+    assert "Async work handle, if async_op is set to True." in prose(inspect.getdoc(dist.all_reduce))
 
 
 def test_first_step_one_bucket_after_every_gradient_second_step_overlaps(chapter):
@@ -80,7 +122,11 @@ def test_first_step_one_bucket_after_every_gradient_second_step_overlaps(chapter
     assert second[-1] == "backward() returned"
     assert "if static_graph or not find_unused_parameters:\n            bucket_size_limits = [sys.maxsize]" \
         in DDP_SOURCE, "one bucket at first"
-    assert "async_op=True" in chapter.path("reducer_events.py").read_text()
+    hook = chapter.path("reducer_events.py").read_text()
+    assert "dist.all_reduce(bucket.buffer(), async_op=True)" in hook and "/ dist.get_world_size()" in hook
+    assert "if torch.is_grad_enabled() and self.reducer._rebuild_buckets():" in inspect.getsource(
+        DDP._pre_forward), "rebuilt before the forward pass"
+    assert "We only rebuild buckets once after the first iteration" in REDUCER
 
 
 def test_bucket_cap_mb_sets_the_buckets(chapter):
@@ -97,6 +143,9 @@ def test_bucket_cap_mb_sets_the_buckets(chapter):
     assert "_DEFAULT_BUCKET_CAP_MB" in DDP_SOURCE and "_DEFAULT_FIRST_BUCKET_BYTES" in DDP_SOURCE
     from torch.nn.parallel import distributed
     assert distributed._DEFAULT_BUCKET_CAP_MB == 25
+    assert inspect.signature(DDP).parameters["bucket_cap_mb"].default is None
+    assert "If ``None``, a default size of 25 MiB will be used." in DDP_DOC
+    assert [len(found[cap][0]) for cap in ("None", "0.5", "0.25")] == [8, 4, 2], "the first all-reduce earlier"
     assert 0.25 * 1024 * 1024 == 256 * 256 * 4 < layer, "the weight alone reaches the cap"
 
 
@@ -112,6 +161,14 @@ def test_no_sync_one_all_reduce_and_the_same_gradient(chapter):
     assert with_.index("backward() 3 returned") < with_.index("bucket 0") < with_.index("backward() 4 returned")
     (difference,) = re.findall(r"largest difference between the two gradients: (\S+)", text)
     assert float(difference) < 1e-6
+    assert "self.require_backward_grad_sync = False" in inspect.getsource(DDP.no_sync)
+    assert "if torch.is_grad_enabled() and self.require_backward_grad_sync:" in inspect.getsource(
+        DDP._post_forward), "no prepare_for_backward inside no_sync()"
+    assert "gradients will be accumulated on module variables" in prose(inspect.getdoc(DDP.no_sync))
+    ours = chapter.path("ddp_no_sync.py").read_text()
+    theirs = (ROOT / "snippets" / "errors_distributed" / "ddp_no_sync.py").read_text()
+    assert "nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 1)" in ours
+    assert "nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 1)" in theirs, "the errors page's smaller model"
 
 
 def test_find_unused_parameters_walks_the_graph_and_never_rebuilds(chapter):
@@ -122,6 +179,16 @@ def test_find_unused_parameters_walks_the_graph_and_never_rebuilds(chapter):
     model = ns["WithUnusedHead"]()
     output = model(torch.randn(8, 256)).square().mean()
     assert int(nodes) == ns["graph_size"](output) > 5
+    grads = dict(zip([n for n, _ in model.named_parameters()],
+                     torch.autograd.grad(output, list(model.parameters()), allow_unused=True)))
+    assert [n for n, g in grads.items() if g is None] == ["unused.weight", "unused.bias"], "forward leaves it out"
+    post_forward = inspect.getsource(DDP._post_forward)
+    assert re.search(r"if self\.find_unused_parameters and not self\.static_graph:\n.*\n\s+"
+                     r"self\.reducer\.prepare_for_backward\(list\(_find_tensors\(output\)\)\)", post_forward)
+    assert "Parameters that don't receive gradients as part of this graph are preemptively marked as being ready" \
+        in DDP_DOC
+    assert "return (static_graph_ || !find_unused_parameters_) && !has_rebuilt_bucket_;" in REDUCER
+    assert "never rebuild them if find_unused_parameters_" in REDUCER
     assert "self.reducer.prepare_for_backward(list(_find_tensors(output)))" in DDP_SOURCE
     library = (TORCH / "lib" / "libtorch_cpu.so").read_bytes()
     assert b"This flag results in an extra traversal of the autograd graph every iteration" in library
@@ -151,6 +218,9 @@ def test_static_graph_delays_the_first_all_reduce_and_rebuilds_at_the_third_step
     assert third.index("bucket 0 all-reduce launched: head.bias head.weight") < third.index(
         "  gradient of body.bias accumulated"), "overlaps again"
     assert "Variable._execution_engine.queue_callback(" in DDP_SOURCE and "reducer._delay_all_reduce" in DDP_SOURCE
+    assert "else:\n                self.reducer.prepare_for_backward([])" in inspect.getsource(DDP._post_forward)
+    assert "DDP will not search graph in each iteration to detect unused parameters" in DDP_DOC
+    assert "The set of used and unused parameters will not change during the whole training loop" in DDP_DOC
 
 
 def test_fp16_hook_sends_half_the_bytes_and_is_ddps_own(chapter):
@@ -164,6 +234,11 @@ def test_fp16_hook_sends_half_the_bytes_and_is_ddps_own(chapter):
 
 
 def test_gradient_as_bucket_view_puts_the_grads_in_the_bucket_with_the_parameters_strides(chapter):
+    assert "If gradient_as_bucket_view_ is false, after allreduce buckets, copy bucket results back to grads." \
+        in REDUCER
+    assert "gradients will be views pointing to different offsets of ``allreduce`` communication buckets" in DDP_DOC
+    assert "it avoids the overhead of copying between gradients and ``allreduce`` communication buckets" in DDP_DOC
+    assert "Each view is created with layout (size and stride) matching the gradient's expected layout" in REDUCER
     text = chapter.shown("ddp_bucket_view.py", "view")
     off, on = text.split("gradient_as_bucket_view=True")
     assert "grads in the bucket: [False, False, False, False]" in off
@@ -212,6 +287,15 @@ def test_fully_shard_on_the_cpu_shards_parameters_and_gradients(chapter):
     source = (TORCH / "distributed" / "fsdp" / "_fully_shard" / "_fsdp_collectives.py").read_text()
     assert "reduce_scatter" in source and "all_gather" in source
     from torch.distributed.fsdp import fully_shard
+    doc = prose(inspect.getdoc(fully_shard))
+    assert "FSDP shards module parameters, gradients, and optimizer states" in doc, "each rank steps its shard"
+    assert "sharded parameters as :class:`DTensor` s sharded on dim-0" in doc
+    assert "Before forward, FSDP all-gathers the sharded parameters" in doc
+    assert "re-all-gathers them in backward before gradient computation" in doc
+    assert "reduce-scatters the unsharded gradients across data-parallel workers" in doc
+    assert "synchronizing gradients across each model replica" in DDP_DOC, "DDP: a whole copy on every rank"
+    assert 'init_device_mesh("cpu"' in chapter.path("fsdp_fully_shard.py").read_text()
+    assert dist.Backend.default_device_backend_map["cpu"] == "gloo"
     assert inspect.signature(fully_shard).parameters["reshard_after_forward"].default is None
     assert "If ``None``, it is set to ``True`` for non-root modules" in inspect.getdoc(fully_shard) or \
         "it is set to ``True`` for non-root modules" in " ".join(inspect.getsource(fully_shard).split()), \
@@ -230,6 +314,22 @@ def test_distributed_autograd_keeps_each_workers_gradients_in_its_context(chapte
     assert "You are using a Backend" not in shown
     library = (TORCH / "lib" / "libtorch_cpu.so").read_bytes()
     assert b"SendRpcBackward" in library and b"RecvRpcBackward" in library, "a send and a receive node"
+    autograd = CSRC / "autograd"
+    assert "whenever we send an RPC from one node to another, we add a 'SendRpcBackward' autograd function" \
+        in prose((autograd / "functions" / "sendrpc_backward.h").read_text())
+    assert "whenever we receive an RPC from a node, we add a 'RecvRpcBackward' autograd function" \
+        in prose((autograd / "functions" / "recvrpc_backward.h").read_text())
+    assert "if it has valid context and tensors require grads" in prose((autograd / "utils.h").read_text())
+    import torch.distributed.autograd as dist_autograd
+    import torch.distributed.rpc as rpc
+    assert "We accumulate the gradients in the appropriate :class:`torch.distributed.autograd.context` on each " \
+        "of the nodes." in prose(dist_autograd.backward.__doc__)
+    remote = prose(inspect.getdoc(rpc.remote))
+    assert "return an :class:`~torch.distributed.rpc.RRef` to the result value immediately" in remote
+    assert "Worker ``to`` will be the owner" in remote, "worker1 builds it"
+    optimizer = prose((TORCH / "distributed" / "optim" / "optimizer.py").read_text())
+    assert "applies the given optimizer locally for each parameter" in optimizer
+    assert "uses :meth:`~torch.distributed.autograd.get_gradients`" in optimizer
 
 
 def test_exercise_bf16_hook(chapter):
@@ -241,6 +341,17 @@ def test_exercise_bf16_hook(chapter):
     assert torch.finfo(torch.bfloat16).eps / torch.finfo(torch.float16).eps == 8, "8 bits against 11"
     assert torch.finfo(torch.bfloat16).max > 0.99 * torch.finfo(torch.float32).max, "float32's range"
     assert "bf16_compress_hook: TypeError: BF16 all reduce communication hook required CUDA" in text
+    check = DDP_SOURCE[DDP_SOURCE.index('if hook.__name__ in ["bf16_compress_hook"'):]
+    check = check[:check.index("def _distributed_rank")]
+    assert "torch.version.cuda is not None" in check and "torch.cuda.nccl.version() >= (2, 10)" in check
+    assert "is_xccl_available()" in check and ".is_cuda" not in check and ".device" not in check, \
+        "the build is checked, not the tensors' device"
+    assert torch.version.cuda is None, "this site's build has no CUDA"
+    release = json.loads((ROOT / "bench" / "results" / "release_check.json").read_text())
+    assert release["checked"]["other_torch"] == "2.14.1"  # a CUDA build (the README), run on this CPU
+    (line,) = release["snippets"]["distributed/exercise_bf16_hook.py"]["differs"]
+    assert "bf16_compress_hook: TypeError" in line["ours"] and "bf16_compress_hook" not in line["theirs"], \
+        "a CUDA build accepts the hook for CPU tensors"
 
 
 def test_exercise_bucket_order(chapter):
@@ -283,6 +394,14 @@ def test_the_benchmark_ran_every_option_on_a_model_whose_parameters_are_all_used
     grads = torch.autograd.grad(output, list(model.parameters()), allow_unused=True)
     assert all(g is not None for g in grads), "every parameter used: the default runs it too"
     assert all(len(v["round_medians"]) == data["rounds"] for v in data["variants"])
+    assert data["ranks"] == 2 and data["backend"] == "gloo", "two ranks"
+    assert "for name in names[r % len(names):] + names[:r % len(names)]:" in inspect.getsource(bench.measure), \
+        "the variants take turns, each round starting with another"
+    rounds = {v["name"]: v["round_medians"] for v in data["variants"]}
+    for v in data["variants"]:
+        assert v["median_seconds"] == statistics.median(v["round_medians"])
+        assert v["median_ratio_to_default"] == statistics.median(
+            t / b for t, b in zip(v["round_medians"], rounds["default"])), "the median of the ratios per round"
 
 
 def test_find_unused_parameters_costs_more_than_a_tenth_static_graph_nothing_measurable():
@@ -290,6 +409,9 @@ def test_find_unused_parameters_costs_more_than_a_tenth_static_graph_nothing_mea
     ratio = {v["name"]: v["median_ratio_to_default"] for v in data["variants"]}
     assert ratio["default"] == 1.0
     assert ratio["find_unused_parameters"] > 1.1, "slower, by more than 10%"
+    rounds = {v["name"]: v["round_medians"] for v in data["variants"]}
+    slower = sum(t > b for t, b in zip(rounds["find_unused_parameters"], rounds["default"]))
+    assert slower > len(rounds["default"]) / 2, "slower in most rounds"
     assert abs(ratio["static_graph"] - 1) < 0.05, "within 5% of the default"
     assert '"an extra traversal\nof the autograd graph every iteration"' in PAGE, "quoted as libtorch prints it (above)"
 
@@ -299,6 +421,7 @@ def test_results_snippet_prints_the_data_file(chapter):
     table = chapter.shown("benchmark_results.py", "table").splitlines()
     assert len(table) == 4 + len(data["variants"])
     assert f"{data['model']['graph_nodes']} autograd nodes" in table[0]
+    assert f"on each of {data['ranks']} ranks ({data['backend']})" in table[0]
     for line, v in zip(table[4:], data["variants"]):
         assert line.split() == [v["name"], f"{v['median_seconds'] * 1e3:.2f}", f"{v['median_ratio_to_default']:.2f}"]
     provenance = chapter.shown("benchmark_results.py", "provenance")
