@@ -1,12 +1,15 @@
 """Claims of the page 'Errors about the graph and requires_grad' (docs/errors_graph.md)."""
 
 import inspect
+import math
 import re
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
-from conftest import ROOT
+from conftest import ROOT, kind, warnings_in
 from torch import nn
 
 PAGE = ROOT / "docs" / "errors_graph.md"
@@ -34,7 +37,8 @@ def test_every_section_is_there():
     assert list(headings()) == [
         "backward-twice", "truncated-bptt", "compile-backward-twice", "does-not-require-grad", "scalar-outputs",
         "complex-scalar-outputs", "mismatch-in-shape", "allow-unused", "integer-requires-grad",
-        "requires-grad-flags", "hook-on-tensor-without-grad", "numpy-requires-grad", "inference-tensors",
+        "requires-grad-flags", "hook-on-tensor-without-grad", "numpy-requires-grad", "tensor-to-scalar",
+        "inference-tensors",
         "non-differentiable-ops"]
 
 
@@ -556,3 +560,66 @@ def test_grad_cam_with_an_input_that_requires_grad(chapter):
     param = nn.Linear(2, 2).weight.requires_grad_(False)
     with pytest.raises(RuntimeError, match=re.escape(headings()["hook-on-tensor-without-grad"])):
         param.register_hook(lambda grad: grad)  # a frozen parameter: skip the hook
+
+
+# tensor-to-scalar
+
+SCALAR = "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n" \
+         "Consider using tensor.detach() first."
+
+
+def test_the_first_conversion_warns_and_the_later_one_that_cuts_the_graph_does_not(chapter):
+    outputs = chapter.outputs("tensor_to_scalar.py", "error")
+    assert warnings_in(outputs) == [{"category": "UserWarning", "message": SCALAR}], "once, for two conversions"
+    assert SCALAR.split("\n")[0] == headings()["tensor-to-scalar"] + "."
+    log = chapter.line_of("tensor_to_scalar.py", 'print(f"first prediction: {float(pred[0, 0]):.4f}")  # for the log')
+    (warned,) = [line for line, output in chapter.lines("tensor_to_scalar.py", "error") if kind(output) == "warning"]
+    assert warned == log, "at the log line, the first conversion"
+    assert chapter.shown("tensor_to_scalar.py", "error") == (
+        "first prediction: -0.0865\nloss: tensor(2.7212, grad_fn=<SumBackward0>)\nmodel.weight.grad: None\n")
+    ns = chapter.run("tensor_to_scalar.py")
+    leaf = ns["two_task_loss"](ns["pred"], ns["targets"]).grad_fn.next_functions[0][0]
+    assert type(leaf).__name__ == "AccumulateGrad" and leaf.variable.is_leaf, "the graph ends at a new leaf"
+
+
+def test_warn_always_names_the_line_that_cut_the_graph(chapter):
+    assert warnings_in(chapter.outputs("tensor_to_scalar.py", "every")) == [{"category": "UserWarning", "message": SCALAR}]
+    ns = chapter.run("tensor_to_scalar.py")
+    assert not torch.is_warn_always_enabled()
+    torch.set_warn_always(True)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ns["two_task_loss"](ns["pred"], ns["targets"])
+    finally:
+        torch.set_warn_always(False)
+    cut = chapter.line_of("tensor_to_scalar.py",
+                          "return torch.tensor(per_task, requires_grad=True).sum()  # numbers, in a new tensor")
+    assert {(Path(w.filename).name, w.lineno) for w in caught} == {("tensor_to_scalar.py", cut)}, "the line that cut it"
+
+
+@pytest.mark.parametrize(("convert", "warns"), [
+    (float, True), (math.sqrt, True), (lambda t: np.float64(t), True), (lambda t: torch.tensor([t, t]), True),
+    (lambda t: t.item(), False), (int, False), (lambda t: t.tolist(), False), (lambda t: float(t.detach()), False),
+])
+def test_which_conversions_warn(convert, warns):
+    t = torch.tensor(2.0, requires_grad=True) * 3
+    torch.set_warn_always(True)  # the warning is once per process otherwise
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            convert(t)
+    finally:
+        torch.set_warn_always(False)
+    assert bool(caught) == warns and all(str(w.message).startswith(SCALAR) for w in caught)
+
+
+def test_stack_keeps_the_graph_and_gives_the_per_column_mse(chapter):
+    assert chapter.shown("tensor_to_scalar.py", "fix") == (
+        "first prediction: -0.0865\nloss: tensor(2.7212, grad_fn=<SumBackward0>)\nmodel.weight.grad is None: False\n")
+    ns = chapter.run("tensor_to_scalar.py")
+    pred = ns["model"](ns["inputs"])  # the model as the fix left it: no step was taken
+    reference = nn.functional.mse_loss(pred, ns["targets"], reduction="none").mean(0).sum()
+    assert torch.allclose(ns["loss"], reference)
+    (weight_grad,) = torch.autograd.grad(reference, ns["model"].weight)
+    assert torch.allclose(ns["model"].weight.grad, weight_grad)
