@@ -5,6 +5,7 @@ import builtins
 import copy
 import math
 import re
+import runpy
 import subprocess
 import sys
 import textwrap
@@ -15,7 +16,7 @@ import torch
 from torch import nn
 
 from autograd_steps import compare, save_html, show_backward, show_grad, step_through, watch_forward
-from autograd_steps.recording import MAX_NODES, Recording, summary
+from autograd_steps.recording import MAX_NODES, SHOWN_PER_LINE, Recording, recorded, summary
 
 
 def data(shown):
@@ -91,6 +92,23 @@ def test_a_norm_is_right_at_the_edges_of_its_dtypes_range(dtype, value):
     assert several["norm"] == pytest.approx(true, rel=1e-2) and (several["nan"], several["inf"]) == (1, 1)
     small = summary(grad[:4])
     assert small["norm"] == pytest.approx(math.hypot(*grad[:4].tolist()))
+
+
+def test_a_model_on_the_meta_device_is_recorded_with_shapes_only_as_plain_backward_runs_it():
+    """Meta tensors have a shape and no values: the recording reads none (it used to fail with
+    "Cannot copy out of meta tensor"), gives no norm to rank, and backward runs as it does plain."""
+    model = nn.Sequential(nn.Linear(4, 8, device="meta"), nn.Tanh(), nn.Linear(8, 1, device="meta"))
+    x = torch.randn(3, 4, device="meta")
+    plain = nn.Sequential(nn.Linear(4, 8, device="meta"), nn.Tanh(), nn.Linear(8, 1, device="meta"))
+    plain(x).square().mean().backward()
+    recording, marks = recorded_model(model, x, loss=lambda out: out.square().mean())
+    assert recording.error is None and marks == {"vanishing": 0, "exploding": 0}
+    for p, q in zip(model.parameters(), plain.parameters()):
+        assert p.grad.is_meta and p.grad.shape == q.grad.shape == p.shape
+    texts = [s["received"]["text"] for s in recording.steps]
+    assert texts and all(t.endswith("on the meta device, no values") for t in texts), texts
+    assert recording.jumps["largest"] is None and recording.jumps["smallest"] is None, "no norm to rank"
+    assert recording.jumps["nonfinite"] is None
 
 
 def test_a_sparse_gradient_is_summarized_by_its_values_and_leaves_the_same_gradients(shown):
@@ -391,6 +409,22 @@ def test_a_100000_node_chain_is_refused_at_once_and_freed_without_a_crash(call, 
     assert f"it has more than {MAX_NODES:,} nodes (max_nodes={MAX_NODES})" in message
     assert "Pass a larger max_nodes=, or record a part of the model" in message and "batch" not in message
     assert message.rstrip().endswith("None") and float(seconds) < 5  # backward() did not run; the count stopped
+
+
+def test_a_training_loop_shows_its_first_recordings_then_a_note_and_every_step_runs(tmp_path, shown):
+    """A backward() in a loop of 10 steps: the first SHOWN_PER_LINE are recorded and shown, a note
+    says so once, and the other steps run plain, with the same gradients."""
+    snippet = tmp_path / "loop.py"
+    snippet.write_text("import torch\n\nw = torch.ones(3, requires_grad=True)\n"
+                       "for step in range(10):\n    (w * step).sum().backward()\n")
+    with recorded(str(snippet)):
+        ns = runpy.run_path(str(snippet), run_name="__main__")
+    assert ns["w"].grad.tolist() == [45.0] * 3, "every step ran: 0 + 1 + ... + 9"
+    recordings = [s for s in shown if isinstance(s, Recording)]
+    notes = [s for s in shown if not isinstance(s, Recording)]
+    assert len(recordings) == SHOWN_PER_LINE == 3 and shown[:3] == recordings
+    assert [repr(n) for n in notes] == ["backward() on line 5 runs again: the step-through shows its first 3 calls, "
+                                        "and lets the ones that follow run without recording them."]
 
 
 def test_the_limit_stops_the_visit(shown, monkeypatch):

@@ -76,6 +76,7 @@ from torch.utils._pytree import tree_leaves
 STEPS = "application/vnd.snippet.steps+json"
 SMALL = 8  # tensors with at most this many elements are recorded value by value
 MAX_NODES = 5000  # larger graphs are refused: more than Graphviz's dot lays out quickly
+SHOWN_PER_LINE = 3  # recorded() shows the first backward() calls of a line; a training loop's others run plain
 UNKNOWN = ("{count} of the graph's operations were made outside anomaly mode, so the line that made each "
            "is unknown: run the forward pass under autograd_steps.watch_forward() (or "
            "torch.autograd.set_detect_anomaly(True, check_nan=False)).")
@@ -245,24 +246,42 @@ def step_through(output: torch.Tensor, gradient: torch.Tensor | None = None, *, 
         show(recording)
 
 
-def show(recording: "Recording") -> None:
+class Note(str):
+    """A sentence shown among the recordings: display() shows its text."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def table(self) -> str:
+        return str(self)
+
+
+def show(shown: "Recording | Note") -> None:
     display = getattr(builtins, "display", None)
-    display(recording) if display else print(recording.table())
+    display(shown) if display else print(shown.table())
 
 
 @contextlib.contextmanager
 def recorded(path: str, max_nodes: int = MAX_NODES) -> Iterator[None]:
     """Within the block, the forward pass is watched (`watch_forward`) and every `backward()` called
     from the code of the file `path` on one tensor is recorded and shown as it runs (as `step_through`
-    does); other calls run as they are."""
+    does), up to SHOWN_PER_LINE calls from one line (a training loop's), which a note then says;
+    other calls run as they are."""
     path = os.path.abspath(path)
     real = torch.autograd.backward
+    calls: dict[int, int] = {}  # line of the file: backward() calls made from it
 
     def backward(tensors: Any, *args: Any, **kwargs: Any) -> None:
         frame: types.FrameType | None = sys._getframe(1)
         while frame is not None and frame.f_code.co_filename != path:
             frame = frame.f_back
         if frame is None or not isinstance(tensors, torch.Tensor) or tensors.grad_fn is None:
+            return real(tensors, *args, **kwargs)
+        calls[frame.f_lineno] = calls.get(frame.f_lineno, 0) + 1
+        if calls[frame.f_lineno] > SHOWN_PER_LINE:
+            if calls[frame.f_lineno] == SHOWN_PER_LINE + 1:
+                show(Note(f"backward() on line {frame.f_lineno} runs again: the step-through shows its first "
+                          f"{SHOWN_PER_LINE} calls, and lets the ones that follow run without recording them."))
             return real(tensors, *args, **kwargs)
         params = parameters(frame)
         recording = Recording(tensors, names(frame, params), path, "the step-through", max_nodes, params)
@@ -365,7 +384,7 @@ class Results(TorchFunctionMode):
             if packed and isinstance(t, torch.Tensor) and t.grad_fn is not None:
                 cast(dict[str, Any], t.grad_fn.metadata)[PACKED] = True
             if isinstance(t, torch.Tensor) and t.grad_fn is not None and t.layout == torch.strided \
-                    and not t.is_nested and t.numel() and (t.is_floating_point() or t.is_complex()):
+                    and not t.is_nested and not t.is_meta and t.numel() and (t.is_floating_point() or t.is_complex()):
                 values = torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
                 check = torch.stack(torch.aminmax(values)).mul(0).sum()
                 cast(dict[str, Any], t.grad_fn.metadata).setdefault(RESULTS, []).append(check)
@@ -1059,8 +1078,10 @@ def wide(summary: Summary) -> bool:
 
 
 def finite(summary: Summary | None) -> TypeGuard[Summary]:
-    """Whether a gradient is there and has no NaN or inf (then its norm is of all its entries)."""
-    return summary is not None and not summary["nan"] and not summary["inf"] and math.isfinite(summary["norm"])
+    """Whether a gradient is there, has values (not a meta tensor's shape alone, not empty) and no NaN or
+    inf (then its norm is of all its entries)."""
+    return summary is not None and summary["min"] is not None and not summary["nan"] and not summary["inf"] \
+        and math.isfinite(summary["norm"])
 
 
 def missing_text(missing: list[Missing]) -> str:
@@ -1210,6 +1231,9 @@ def summary(tensor: torch.Tensor | None) -> Summary | None:
         return None
     t = tensor.detach()
     dtype, layout = str(t.dtype).removeprefix("torch."), "nested" if t.is_nested else str(t.layout).removeprefix("torch.")
+    if t.is_meta:  # a shape and no values: nothing to count or measure
+        return {"shape": list(t.shape), "values": None, "text": f"{size_text(t)} on the meta device, no values",
+                "nan": 0, "inf": 0, "norm": 0.0, "min": None, "max": None, "dtype": dtype, "layout": layout}
     if layout == "strided" and t.numel() <= SMALL:
         return small(t.tolist(), list(t.shape), dtype)
     described = size_text(t)
