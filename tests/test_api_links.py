@@ -26,6 +26,8 @@ UNLINKED = {
     "torch.amp.GradScaler",  # amp.html documents it only as torch.cuda.amp.GradScaler and torch.cpu.amp.GradScaler
     "torch._functorch.config",  # private: not in the reference
     "torch.jit.trace", "torch.export",  # namespaces the engine does not link (api_links: GENERATED, ON_PAGE)
+    "torch.distributed.rpc", "torch.distributed.fsdp",  # the same
+    "torch.distributed._DEFAULT_FIRST_BUCKET_BYTES",  # private: not in the reference
 }
 
 

@@ -72,8 +72,9 @@ BACKWARD = [f"{i}.{kind}" for i in reversed(range(5)) for kind in ("bias", "weig
 
 def test_processes_on_loopback_with_gloo_and_tensorpipe(chapter):
     source = chapter.path("ranks.py").read_text()
-    assert 'address = f"tcp://127.0.0.1:{port}"' in source
-    assert '"gloo", init_method=address' in source and "TensorPipeRpcBackendOptions(init_method=address" in source
+    assert 'join(f"tcp://127.0.0.1:{port}", rank, world_size)' in source
+    assert '"gloo", init_method=address' in source and "def run_on_ranks(train, world_size=2, join=gloo" in source
+    assert "TensorPipeRpcBackendOptions(init_method=address" in chapter.path("rpc_split_model.py").read_text()
     assert "process.terminate()" in source and "results.get(timeout=timeout)" in source
     assert '"--nproc-per-node",' in (TORCH / "distributed" / "run.py").read_text(), "torchrun's option"
     rpc_start = (TORCH / "distributed" / "distributed_c10d.py").read_text()
@@ -83,10 +84,11 @@ def test_processes_on_loopback_with_gloo_and_tensorpipe(chapter):
 def test_the_ranks_end_with_their_results_and_leave_no_process(chapter):
     ns = definitions(chapter, "ranks.py")
     assert inspect.signature(ns["run_on_ranks"]).parameters["world_size"].default == 2, "two processes"
+    before = set(children(os.getpid()))  # what this test process runs already (a browser, a server)
     assert ns["run_on_ranks"](lambda rank: rank * 10, world_size=3) == [0, 10, 20], "rank 0's first"
-    assert children(os.getpid()) == [], "every rank joined"
+    assert set(children(os.getpid())) <= before, "every rank joined"
     assert ns["run_on_ranks"](lambda rank: 1 / rank) == ["ZeroDivisionError: division by zero", 1.0]
-    assert children(os.getpid()) == []
+    assert set(children(os.getpid())) <= before
 
 
 def test_the_reducer_hooks_each_gradient_accumulator_and_fills_flat_buckets():
@@ -123,7 +125,8 @@ def test_first_step_one_bucket_after_every_gradient_second_step_overlaps(chapter
     assert "if static_graph or not find_unused_parameters:\n            bucket_size_limits = [sys.maxsize]" \
         in DDP_SOURCE, "one bucket at first"
     hook = chapter.path("reducer_events.py").read_text()
-    assert "dist.all_reduce(bucket.buffer(), async_op=True)" in hook and "/ dist.get_world_size()" in hook
+    assert "dist.all_reduce(bucket.buffer(), async_op=True)" in hook and "/ world_size" in hook
+    assert "world_size = dist.get_world_size()" in hook
     assert "if torch.is_grad_enabled() and self.reducer._rebuild_buckets():" in inspect.getsource(
         DDP._pre_forward), "rebuilt before the forward pass"
     assert "We only rebuild buckets once after the first iteration" in REDUCER

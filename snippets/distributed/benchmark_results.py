@@ -16,7 +16,8 @@ print(f"ms: median of {data['rounds']} rounds; x default: median of the ratios "
       "to default in the same round\n")
 print(f"{'DDP option':24}{'ms':>7}{'x default':>11}")
 for v in data["variants"]:
-    print(f"{v['name']:24}{v['median_seconds'] * 1e3:7.2f}{v['median_ratio_to_default']:11.2f}")
+    print(f"{v['name']:24}{v['median_seconds'] * 1e3:7.2f}"
+          f"{v['median_ratio_to_default']:11.2f}")
 # --8<-- [end:table]
 
 # --8<-- [start:provenance]

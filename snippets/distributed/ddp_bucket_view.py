@@ -33,7 +33,8 @@ def where_grads_live(rank, as_view, convert_before_ddp=True, steps=2):
 
     def keep_buffer(state, bucket):  # DDP's own all-reduce, noting the bucket
         buffers.append(bucket.buffer())
-        work = dist.all_reduce(bucket.buffer().div_(dist.get_world_size()), async_op=True)
+        average = bucket.buffer().div_(dist.get_world_size())
+        work = dist.all_reduce(average, async_op=True)
         return work.get_future().then(lambda fut: fut.value()[0])
 
     model.register_comm_hook(None, keep_buffer)
@@ -58,11 +59,12 @@ def show(result):
         if key == "warnings":  # each as Python prints it, whole
             print(f"  warnings: {len(value)}", *value, sep="\n" if value else "")
         else:
-            print(f"  {key}: {value:.1e}" if isinstance(value, float) else f"  {key}: {value}")
+            shown = f"{value:.1e}" if isinstance(value, float) else value
+            print(f"  {key}: {shown}")
 
 
-for label, result in zip(["gradient_as_bucket_view=False", "gradient_as_bucket_view=True"],
-                         run_on_ranks(both)[0]):
+labels = ["gradient_as_bucket_view=False", "gradient_as_bucket_view=True"]
+for label, result in zip(labels, run_on_ranks(both)[0]):
     print(label)
     show(result)
 # --8<-- [end:view]
@@ -74,7 +76,8 @@ def converted_after(rank):
     sum(net(batch(r)).square().mean() for r in range(2)).div(2).backward()
     found = []
     for steps in (1, 2):
-        result, trained = where_grads_live(rank, True, convert_before_ddp=False, steps=steps)
+        result, trained = where_grads_live(rank, True, convert_before_ddp=False,
+                                           steps=steps)
         result["largest difference from the one-process gradient"] = max(
             (p.grad - steps * q.grad).abs().max().item()  # .grad adds up the steps
             for p, q in zip(trained.parameters(), net.parameters()))

@@ -10,7 +10,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 # --8<-- [start:hook]
 def fp16_all_reduce(sent, bucket):
-    """Average the bucket in float16; note the bytes handed to the all-reduce in `sent`."""
+    """Average the bucket in float16; note in `sent` the bytes sent."""
     compressed = bucket.buffer().to(torch.float16).div_(dist.get_world_size())
     sent.append(compressed.numel() * compressed.element_size())
     work = dist.all_reduce(compressed, async_op=True)
@@ -40,8 +40,9 @@ def compare(rank):
     ours = averaged_gradient(rank, fp16_all_reduce, sent)
     ddps = averaged_gradient(rank, fp16_compress_hook)
     error = ((ours - exact).norm() / exact.norm()).item()
-    return {"float32 bytes": exact.numel() * exact.element_size(), "bytes sent": sum(sent),
-            "relative error": f"{error:.1e}", "same as fp16_compress_hook": torch.equal(ours, ddps)}
+    return {"float32 bytes": exact.numel() * exact.element_size(),
+            "bytes sent": sum(sent), "relative error": f"{error:.1e}",
+            "same as fp16_compress_hook": torch.equal(ours, ddps)}
 
 
 for rank, result in enumerate(run_on_ranks(compare)):

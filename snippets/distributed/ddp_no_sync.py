@@ -32,7 +32,8 @@ def both(rank):
     from a rank dies with the rank: the rank compares them)."""
     (every, every_grad), (once, once_grad) = (accumulate(rank, use_no_sync=False),
                                               accumulate(rank, use_no_sync=True))
-    return every, once, max((a - b).abs().max().item() for a, b in zip(every_grad, once_grad))
+    difference = max((a - b).abs().max().item() for a, b in zip(every_grad, once_grad))
+    return every, once, difference
 
 
 every, synced_once, difference = run_on_ranks(both)[0]

@@ -1,5 +1,5 @@
 """A model with a parameter that the loss does not use, under DDP: what
-find_unused_parameters=True and static_graph=True each do about it, and what they cost."""
+find_unused_parameters=True and static_graph=True each do about it."""
 import functools
 
 import torch

@@ -1,5 +1,6 @@
 """Exercise: a model whose forward pass uses its layers in another order than they
-were registered. Which parameters share a bucket in the first step, and in the second?"""
+were registered. Which parameters share a bucket in the first step, and in the
+second?"""
 import torch
 from ranks import run_on_ranks
 from reducer_events import recorded

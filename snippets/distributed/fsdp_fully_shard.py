@@ -18,11 +18,11 @@ def sharded_step(rank):
         fully_shard(layer, mesh=mesh)  # each layer gathered on its own
     fully_shard(model, mesh=mesh)
     weight = model[0].weight
+    local = weight.to_local()
     held = {"parameter": f"{type(weight).__name__} {tuple(weight.shape)} "
-                         f"{weight.placements}, local shard {tuple(weight.to_local().shape)}",
-            "local shard is rows": [row for row in range(16)
-                                    if any(torch.equal(whole["0.weight"][row], local_row)
-                                           for local_row in weight.to_local())]}
+                         f"{weight.placements}, local shard {tuple(local.shape)}",
+            "local shard is rows": [row for row in range(16) if any(
+                torch.equal(whole["0.weight"][row], local_row) for local_row in local)]}
     gathered = []
     model[0].register_forward_pre_hook(  # what the layer computes with, in forward
         lambda layer, args: gathered.append(
@@ -33,7 +33,8 @@ def sharded_step(rank):
     held["forward used"] = gathered[0]
     held["gradient"] = (f"{type(grad).__name__} {tuple(grad.shape)} {grad.placements}, "
                         f"local shard {tuple(grad.to_local().shape)}")
-    held["whole gradient, summed"] = round(grad.full_tensor().sum().item(), 6)  # all-gathered
+    whole_grad = grad.full_tensor()  # all-gathered
+    held["whole gradient, summed"] = round(whole_grad.sum().item(), 6)
     return held
 
 

@@ -13,7 +13,8 @@ def recorded(model):
         events.append(f"bucket {bucket.index()} all-reduce launched: "
                       + " ".join(names[id(p)] for p in bucket.parameters()))
         work = dist.all_reduce(bucket.buffer(), async_op=True)  # returns at once
-        return work.get_future().then(lambda fut: fut.value()[0] / dist.get_world_size())
+        world_size = dist.get_world_size()
+        return work.get_future().then(lambda fut: fut.value()[0] / world_size)
 
     model.register_comm_hook(None, launch_all_reduce)
     for name, p in model.module.named_parameters():

@@ -1,11 +1,25 @@
 """A model split across two processes with torch.distributed.rpc: distributed autograd
 runs its backward pass across both, and DistributedOptimizer steps both halves."""
+import os
+import warnings
+
 import torch
 import torch.distributed.autograd as dist_autograd
 import torch.distributed.rpc as rpc
 from ranks import run_on_ranks
 from torch import nn
 from torch.distributed.optim import DistributedOptimizer
+
+
+def tensorpipe(address, rank, world_size):
+    """Join as the RPC worker `worker{rank}`, over TensorPipe; returns how to leave."""
+    os.environ.setdefault("TP_SOCKET_IFNAME", "lo")  # loopback ("lo0" on macOS)
+    # PyTorch 2.13's RPC start-up warns about its own use of a gloo group.
+    warnings.filterwarnings("ignore", "You are using a Backend", UserWarning)
+    options = rpc.TensorPipeRpcBackendOptions(init_method=address, rpc_timeout=60)
+    rpc.init_rpc(f"worker{rank}", rank=rank, world_size=world_size,
+                 rpc_backend_options=options)
+    return rpc.shutdown  # waits for the other workers' calls to end
 
 
 # --8<-- [start:split]
@@ -63,6 +77,6 @@ def train(rank):
     return found
 
 
-for key, value in run_on_ranks(train, use_rpc=True)[0].items():
+for key, value in run_on_ranks(train, join=tensorpipe)[0].items():
     print(f"{key}: {value}")
 # --8<-- [end:split]

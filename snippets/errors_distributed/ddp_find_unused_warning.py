@@ -3,7 +3,8 @@ warning, and the same training without the flag."""
 import torch
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
-from ranks import run_on_ranks, with_cpp_warnings
+from cpp_warnings import with_cpp_warnings
+from ranks import run_on_ranks
 
 
 def train(rank, **ddp_options):

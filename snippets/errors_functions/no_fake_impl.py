@@ -10,7 +10,8 @@ from torch import Tensor
 def soft_threshold(x: Tensor, threshold: float) -> Tensor:
     """sign(x) * max(|x| - threshold, 0), computed by NumPy: opaque to the compiler."""
     a = x.detach().cpu().numpy()
-    return torch.from_numpy(np.sign(a) * np.maximum(np.abs(a) - threshold, 0)).to(x.device)
+    result = np.sign(a) * np.maximum(np.abs(a) - threshold, 0)
+    return torch.from_numpy(result).to(x.device)
 
 
 @torch.compile(fullgraph=True, backend="aot_eager")  # no code generated: quick

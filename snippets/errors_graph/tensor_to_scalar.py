@@ -1,5 +1,5 @@
-"""A tensor that requires grad turned into Python numbers: the warning comes at the first
-conversion of the process, and a later one, which cuts the graph, says nothing."""
+"""A tensor that requires grad turned into Python numbers: the warning comes at the
+first conversion of the process, and a later one, which cuts the graph, says nothing."""
 import torch
 from torch import nn
 

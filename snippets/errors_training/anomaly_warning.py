@@ -1,6 +1,6 @@
-"""Anomaly mode's warning, 'Error detected in ...': with the forward traceback of the node
-that failed when the mode was on during the forward pass, without it when it was switched on
-for backward only. The error that backward raised comes after it."""
+"""Anomaly mode's warning, 'Error detected in ...': with the forward traceback of the
+node that failed when the mode was on during the forward pass, without it when it was
+switched on for backward only. The error that backward raised comes after it."""
 import torch
 
 torch.manual_seed(0)
