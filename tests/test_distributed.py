@@ -73,7 +73,7 @@ BACKWARD = [f"{i}.{kind}" for i in reversed(range(5)) for kind in ("bias", "weig
 def test_processes_on_loopback_with_gloo_and_tensorpipe(chapter):
     source = chapter.path("ranks.py").read_text()
     assert 'join(f"tcp://127.0.0.1:{port}", rank, world_size)' in source
-    assert '"gloo", init_method=address' in source and "def run_on_ranks(train, world_size=2, join=gloo" in source
+    assert '"gloo", address, world_size=world_size, rank=rank' in source and "def run_on_ranks(train, world_size=2, join=gloo" in source
     assert "TensorPipeRpcBackendOptions(init_method=address" in chapter.path("rpc_split_model.py").read_text()
     assert "process.terminate()" in source and "results.get(timeout=timeout)" in source
     assert '"--nproc-per-node",' in (TORCH / "distributed" / "run.py").read_text(), "torchrun's option"

@@ -375,7 +375,7 @@ def test_two_processes_joined_with_gloo_on_loopback(chapter):
     ns = definitions(chapter, "ddp_unused_parameters.py")
     helpers = ns["run_on_ranks"].__globals__
     assert 'join(f"tcp://127.0.0.1:{port}", rank, world_size)' in inspect.getsource(helpers["rank_main"])
-    assert '"gloo", init_method=address' in inspect.getsource(helpers["gloo"])
+    assert '"gloo", address, world_size=world_size, rank=rank' in inspect.getsource(helpers["gloo"])
     assert inspect.signature(ns["run_on_ranks"]).parameters["join"].default is helpers["gloo"]
     assert "rank 0" in chapter.shown("ddp_unused_parameters.py", "error")
     assert set(rank_lines(chapter.shown("ddp_unused_parameters.py", "error"))) == {(0, None), (1, None)}

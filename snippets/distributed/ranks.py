@@ -17,7 +17,7 @@ def free_port():
 
 def gloo(address, rank, world_size):
     """Join the default process group, gloo; returns how to leave it."""
-    dist.init_process_group("gloo", init_method=address, rank=rank, world_size=world_size)
+    dist.init_process_group("gloo", address, world_size=world_size, rank=rank)
     return dist.destroy_process_group
 
 
