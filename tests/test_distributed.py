@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 import yaml
-from conftest import ROOT, children, kind, nav_pages, warnings_in
+from conftest import ROOT, children, kind, nav_pages, torch_libraries_holding, warnings_in
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -193,8 +193,8 @@ def test_find_unused_parameters_walks_the_graph_and_never_rebuilds(chapter):
     assert "return (static_graph_ || !find_unused_parameters_) && !has_rebuilt_bucket_;" in REDUCER
     assert "never rebuild them if find_unused_parameters_" in REDUCER
     assert "self.reducer.prepare_for_backward(list(_find_tensors(output)))" in DDP_SOURCE
-    library = (TORCH / "lib" / "libtorch_cpu.so").read_bytes()
-    assert b"This flag results in an extra traversal of the autograd graph every iteration" in library
+    assert torch_libraries_holding(b"This flag results in an extra traversal of the autograd graph every iteration",
+                                   "libtorch_cpu.so")
     found = steps(chapter.shown("ddp_unused_parameters.py", "find_unused"))
     assert found[1] == found[2] == found[3], "never rebuilt"
     buckets = launched(found[1])
@@ -315,8 +315,8 @@ def test_distributed_autograd_keeps_each_workers_gradients_in_its_context(chapte
     assert len(losses) == 3 and losses[0] > losses[1] > losses[2]
     shown = text + "".join(str(w) for w in warnings_in(outputs))
     assert "You are using a Backend" not in shown
-    library = (TORCH / "lib" / "libtorch_cpu.so").read_bytes()
-    assert b"SendRpcBackward" in library and b"RecvRpcBackward" in library, "a send and a receive node"
+    assert torch_libraries_holding(b"SendRpcBackward", "libtorch_cpu.so") \
+        and torch_libraries_holding(b"RecvRpcBackward", "libtorch_cpu.so"), "a send and a receive node"
     autograd = CSRC / "autograd"
     assert "whenever we send an RPC from one node to another, we add a 'SendRpcBackward' autograd function" \
         in prose((autograd / "functions" / "sendrpc_backward.h").read_text())
