@@ -98,8 +98,7 @@ COPY_BUTTON = "button.md-clipboard, button.md-code__button"
 # Open the folds around a block and select the content tab that holds it, as a reader would;
 # read the block's code (its textContent: the block's line spans are grid items, and innerText
 # would put a blank line after each), the text of the "Output" blocks under it and the copy the
-# build wrote for it; empty the clipboard; bring the block's copy button on screen and return
-# where its middle is.
+# build wrote for it; bring the block's copy button on screen and return where its middle is.
 REVEAL_AND_READ = """async b => {
     for (let d = b.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
     const tab = b.closest('.tabbed-block');
@@ -112,26 +111,37 @@ REVEAL_AND_READ = """async b => {
         if (next.matches(".snippet-stdout")) shown += next.querySelector("code").innerText + "\\n";
         next = next.nextElementSibling;
     }
-    await navigator.clipboard.writeText('');
     const button = b.querySelector(COPY_BUTTON);
     button.scrollIntoView({block: 'center', behavior: 'instant'});
     const r = button.getBoundingClientRect();
     return [b.querySelector("code").textContent, shown, b.dataset.copy, r.x + r.width / 2, r.y + r.height / 2];
 }""".replace("COPY_BUTTON", repr(COPY_BUTTON))
 
-# REVEAL_AND_READ and a click on each block's copy button, in the page: [code, the clipboard,
-# shown, the copy written, what lies over the button's middle ("" where the button is on top)].
-# The button's handler copies at once; the clipboard is read until it holds something (or 1 s).
+# REVEAL_AND_READ and a click on each block's copy button, in the page: [code, what the click
+# copied, shown, the copy written, what lies over the button's middle ("" where the button is on
+# top)]. The button's handler (Material's clipboard.js) selects the text in a textarea of its
+# own and copies it at once with the browser's copy command, whose `copy` event tells what it
+# copies: the selection. Read there, no block waits for the system clipboard (two round trips
+# to the browser each), which the last block of the page is read from (`copy_with_buttons`).
 PRESS_ALL = """async blocks => {
     const reveal = REVEAL_AND_READ, found = [];
-    for (const b of blocks) {
-        const [code, shown, wrote, x, y] = await reveal(b);
-        const button = b.querySelector(COPY_BUTTON), hit = document.elementFromPoint(x, y);
-        button.click();
-        let clipboard = "";
-        for (let i = 0; i < 100 && !clipboard; i++)
-            clipboard = await navigator.clipboard.readText() || await new Promise(done => setTimeout(done, 10, ""));
-        found.push([code, clipboard, shown, wrote, button.contains(hit) ? "" : hit ? hit.outerHTML.slice(0, 80) : "nothing"]);
+    let copied = "";
+    const selection = e => {
+        const t = e.target;
+        copied = t instanceof HTMLTextAreaElement ? t.value.slice(t.selectionStart, t.selectionEnd)
+                                                  : String(document.getSelection());
+    };
+    document.addEventListener('copy', selection, true);
+    try {
+        for (const b of blocks) {
+            const [code, shown, wrote, x, y] = await reveal(b);
+            const button = b.querySelector(COPY_BUTTON), hit = document.elementFromPoint(x, y);
+            copied = "";
+            button.click();
+            found.push([code, copied, shown, wrote, button.contains(hit) ? "" : hit ? hit.outerHTML.slice(0, 80) : "nothing"]);
+        }
+    } finally {
+        document.removeEventListener('copy', selection, true);
     }
     return found;
 }""".replace("REVEAL_AND_READ", REVEAL_AND_READ).replace("COPY_BUTTON", repr(COPY_BUTTON))
@@ -158,12 +168,13 @@ def copy_blocks(page):
 
 def copy_with_buttons(page, last=False):
     """[(block text, clipboard, shown output)] of the page's code blocks (or of its last one),
-    each copied with its button. The clipboard must hold what the build wrote for the block
-    (`data-copy`, which test_copies.py runs), and nothing may lie over the middle of a button.
-    The last block's button is pressed with the mouse, on its middle, so that what lay over it
-    would take the click; the others in one script in the page (`PRESS_ALL`: one round trip for
-    the page, not three for each block), each brought on screen, the element at its middle
-    checked to be the button, then clicked.
+    each copied with its button. Each must copy what the build wrote for the block (`data-copy`,
+    which test_copies.py runs), and nothing may lie over the middle of a button. The last
+    block's button is pressed with the mouse, on its middle, so that what lay over it would take
+    the click, and its copy is read from the system clipboard; the others in one script in the
+    page (`PRESS_ALL`: one round trip for the page, not three for each block), each brought on
+    screen, the element at its middle checked to be the button, then clicked, and what it copied
+    read from the copy command's event.
 
     A block that comes near the screen is rendered then (docs/assets/site.css), and one rendered
     above the screen at its real height would move the button below it after it was found: while
@@ -176,6 +187,7 @@ def copy_with_buttons(page, last=False):
     blocks = copy_blocks(page)
     pressed = [] if last else page.evaluate(PRESS_ALL, blocks[:-1])
     for code, shown, wrote, x, y in [block.evaluate(REVEAL_AND_READ) for block in blocks[-1:]]:
+        page.evaluate("navigator.clipboard.writeText('')")
         page.mouse.click(x, y)
         pressed.append([code, page.evaluate("navigator.clipboard.readText()"), shown, wrote, ""])
     sheet.evaluate("sheet => sheet.remove()")
