@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import mkdocs, sharing, snippet
+from conftest import ROOT, mkdocs, run_benchmark, sharing, snippet
 
 from snippet_engine.kinds import outputs_html
 from snippet_engine.pages import PageHtml
@@ -283,3 +283,53 @@ def test_a_snippets_download_link_is_url_encoded(project):
     html = (project.root / "site/index.html").read_text()
     assert 'href="snippets/odd%20names/50%25%20%231.py" download' in html
     assert (project.root / "site/snippets/odd names/50% #1.py").is_file()
+
+
+def test_each_printed_line_goes_under_the_statement_of_the_snippet_that_printed_it(engine, tmp_path):
+    """Printed text goes under the top-level statement running when it was printed: a
+    function's print under the statement that calls it, code run by exec() under the exec,
+    a loop's under the loop, what an exit function prints under the last output's line; a
+    thread's text is kept too."""
+    code = """import atexit
+import threading
+
+
+def shout(word):
+    print(word)
+
+
+shout("called")
+exec("print('exec')")
+thread = threading.Thread(target=shout, args=("thread",))
+thread.start()
+thread.join()
+atexit.register(print, "at exit")
+for i in range(3):
+    print(i)
+"""
+    result = engine.run(snippet(tmp_path, "lines.py", code))
+    shown = [(o["line"], o["output"]["text"]) for o in result.outputs]
+    assert shown[:2] == [(9, "called\n"), (10, "exec\n")]
+    assert shown[2][1] == "thread\n"
+    assert shown[3:] == [(16, "0\n1\n2\nat exit\n")]
+
+
+def test_output_past_the_limit_keeps_its_start_and_end_and_counts_the_lines_cut(worker, tmp_path):
+    """A limit of 100 characters: the first 50 under the statement that printed them, the last
+    50 under theirs, and between them how many lines were cut, exactly."""
+    runner = sharing(worker, tmp_path, timeout=10, preload=(), output_limit=100)
+    code = "for i in range(5000):\n    print(i)\nfor i in range(5000, 9000):\n    print(i)\n"
+    result = runner.run(snippet(tmp_path, "long.py", code))
+    printed = "".join(f"{i}\n" for i in range(9000))
+    cut = printed[50:-50].count("\n")
+    assert [(o["line"], o["output"]["text"]) for o in result.outputs] == [
+        (2, printed[:50]), (4, f"\n… {cut:,} lines of output cut here …\n" + printed[-50:])]
+
+
+def test_the_print_benchmark_runs_and_writes_its_schema(tmp_path):
+    """bench/print_speed.py, small: each way timed once, the ratios from the medians."""
+    data = run_benchmark(ROOT / "bench" / "print_speed.py", tmp_path / "print.json", "--lines", "2000",
+                         "--repeats", "1")
+    assert set(data["median_seconds"]) == {"engine", "pipe", "terminal"} and data["lines"] == 2000
+    assert all(len(times) == 1 and times[0] > 0 for times in data["seconds"].values())
+    assert data["engine_over_pipe"] == data["median_seconds"]["engine"] / data["median_seconds"]["pipe"]

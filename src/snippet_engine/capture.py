@@ -22,6 +22,7 @@ import re
 import site
 import sys
 import sysconfig
+import threading
 import types
 from collections import deque
 from typing import Any, NotRequired, TextIO
@@ -48,18 +49,21 @@ class Capture:
 
     Stream text is kept whole up to `limit` characters: half of it from the
     start, half from the end, and a line saying how much was cut between.
-    Appending is linear in the output's size.
+    Appending is linear in the output's size: the end is cut to its half
+    once it holds twice as much.
     """
 
     def __init__(self, path: str, limit: int) -> None:
         self.path = path
         self.items: list[Item] = []  # {"line": n, "output": {...}}; stream text as a list of chunks until finish()
         self.head_left = limit // 2
-        self.tail: deque[list[Any]] = deque()  # [line, stream, text] of the last output, cut from the left
+        self.tail: deque[list[Any]] = deque()  # [line, stream, chunks, size] of the last output, cut from the left
         self.tail_size, self.tail_limit = 0, limit - limit // 2
         self.cut_chars = self.cut_lines = 0
         self.fd_streams: list[FdStream] = []
         self.last_line: int | None = None  # output seen after the snippet ended belongs to its last output's line
+        self.module: types.FrameType | None = None  # the snippet's own frame while it runs (`current_line`)
+        self.thread = threading.get_ident()  # the thread that runs it
         self.places = installation() + ([(os.path.dirname(path) + os.sep, "")] if os.path.isabs(path) else [])
 
     def terminal(self, text: str) -> str:
@@ -74,14 +78,27 @@ class Capture:
 
     def current_line(self) -> int | None:
         """The top-level statement of the snippet that is running: output made inside
-        a function belongs under the block that calls it, not the one defining it."""
+        a function belongs under the block that calls it, not the one defining it. That is
+        the line of the outermost frame of the snippet's code on the stack: its module's,
+        which once found answers at once in the thread that runs the snippet, until `ended`."""
+        if self.module is not None and threading.get_ident() == self.thread:
+            return self.module.f_lineno
         frame: types.FrameType | None = sys._getframe(1)
-        line = None
+        outer = None
         while frame is not None:
             if frame.f_code.co_filename == self.path:
-                line = frame.f_lineno
+                outer = frame
             frame = frame.f_back
-        return line
+        if outer is None:
+            return None
+        if outer.f_code.co_name == "<module>" and threading.get_ident() == self.thread:
+            self.module = outer
+        return outer.f_lineno
+
+    def ended(self) -> None:
+        """The snippet's code has run: what it prints later (its exit functions) goes under
+        the line of its last output."""
+        self.module = None
 
     def add(self, output: dict[str, Any]) -> None:
         self.drain()
@@ -97,17 +114,29 @@ class Capture:
             self.head_left -= len(kept)
             self.append(self.items, line, name, kept)
         if text:
-            self.tail.append([line, name, text])
+            last = self.tail[-1] if self.tail else None
+            if last and last[0] == line and last[1] == name:
+                last[2].append(text)
+                last[3] += len(text)
+            else:
+                self.tail.append([line, name, [text], len(text)])
             self.tail_size += len(text)
-            while self.tail_size > self.tail_limit:
-                oldest = self.tail[0]
-                drop = min(len(oldest[2]), self.tail_size - self.tail_limit)
-                self.cut_chars += drop
-                self.cut_lines += oldest[2].count("\n", 0, drop)
-                oldest[2] = oldest[2][drop:]
-                self.tail_size -= drop
-                if not oldest[2]:
-                    self.tail.popleft()
+            if self.tail_size > 2 * self.tail_limit:
+                self.cut()
+
+    def cut(self) -> None:
+        """The end's text cut from the left to its last `tail_limit` characters."""
+        while self.tail_size > self.tail_limit:
+            oldest = self.tail[0]
+            text, over = "".join(oldest[2]), self.tail_size - self.tail_limit
+            dropped = text[:over]
+            if len(dropped) == len(text):
+                self.tail.popleft()
+            else:
+                oldest[2], oldest[3] = [text[over:]], len(text) - over
+            self.cut_chars += len(dropped)
+            self.cut_lines += dropped.count("\n")
+            self.tail_size -= len(dropped)
 
     @staticmethod
     def append(items: list[Item], line: int | None, name: str, text: str) -> None:
@@ -118,21 +147,25 @@ class Capture:
             items.append({"line": line, "output": {"output_type": "stream", "name": name}, "chunks": [text]})
 
     def drain(self) -> None:
-        """Text written straight to file descriptor 1 or 2 (os.write, a subprocess)."""
+        """Text written straight to file descriptor 1 or 2 (os.write, a subprocess), since the
+        last drain: a single read of each where nothing was, the most frequent case (a drain
+        comes before each of the snippet's own writes)."""
         for stream in self.fd_streams:
-            stream.drain(self)
+            if data := os.read(stream.fd, READ):
+                stream.drained(self, data)
 
     def finish(self) -> list[LineOutput]:
         """The outputs, with stream chunks joined and the cut marked."""
         self.drain()
+        self.cut()
         items = self.items
         if self.tail:
             if self.cut_chars:
                 what = f"{self.cut_lines:,} lines" if self.cut_lines else f"{self.cut_chars:,} characters"
                 first = self.tail[0]
                 self.append(items, first[0], first[1], f"\n… {what} of output cut here …\n")
-            for line, name, text in self.tail:
-                self.append(items, line, name, text)
+            for line, name, chunks, _ in self.tail:
+                self.append(items, line, name, "".join(chunks))
             self.tail.clear()
         for item in items:
             if "chunks" in item:
@@ -184,7 +217,8 @@ class TextStream(io.TextIOBase):
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        text = text.encode("utf-8", self.errors).decode("utf-8")  # a lone surrogate fails on stdout
+        if not text.isascii():
+            text = text.encode("utf-8", self.errors).decode("utf-8")  # a lone surrogate fails on stdout
         self.capture.drain()
         self.capture.stream(self.name, text)
         self.journal.write(text)
@@ -218,17 +252,21 @@ class BytesStream(io.RawIOBase):
         return self.text.fd
 
 
+READ = 1 << 16  # bytes read at a time
+
+
 class FdStream:
     """What reaches a file descriptor below Python (a file the worker reads back)."""
 
     def __init__(self, name: str, path: str) -> None:
-        self.name, self.file = name, open(path, "rb")
+        self.name, self.fd = name, os.open(path, os.O_RDONLY)
         self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
-    def drain(self, capture: Capture) -> None:
-        data = self.file.read()
-        if data:
-            capture.stream(self.name, self.decoder.decode(data))
+    def drained(self, capture: Capture, data: bytes) -> None:
+        """`data` read, and what follows it, to the capture."""
+        while len(data) % READ == 0 and (more := os.read(self.fd, READ)):
+            data += more
+        capture.stream(self.name, self.decoder.decode(data))
 
 
 def capture_streams(capture: Capture, fd_files: list[str], journals: list[str]) -> None:

@@ -337,6 +337,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         exit_forked(raised, path, root)
     error = outcome(raised, path, root)
     ended = True
+    capture.ended()
     at_exit()
     del namespace
     finish(error)
