@@ -23,6 +23,7 @@ from snippet_engine.pages import PageHtml
 from snippet_engine.render import safe_svg
 from snippet_engine.runner import Runner
 from snippet_engine.shapes import Settings
+from snippet_engine.worker import REFUSED
 
 WORKER_PRELOAD = ()  # the worker of this file's runners imports no torch: a timeout of 3 s keeps them quick
 
@@ -451,7 +452,9 @@ def test_a_snippet_file_that_links_outside_snippets_is_a_clear_failure(project):
 
 
 def test_a_snippet_that_deletes_its_own_file_is_a_clear_failure(project):
-    project.write("snippets/gone.py", "import os\nprint('bye')\nos.remove(__file__)\n")
+    """Deleted by a program it starts (the engine refuses its own code a change to the project,
+    test_a_snippet_may_change_no_file_of_the_project_outside_the_folder_it_runs_in)."""
+    project.write("snippets/gone.py", "import subprocess\nprint('bye')\nsubprocess.run(['rm', __file__])\n")
     project.write("docs/index.md", "# Page\n\nText.\n\n```python\n--8<-- \"gone.py\"\n```\n")
     done = mkdocs(project.root, "build", "--strict")
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
@@ -460,10 +463,12 @@ def test_a_snippet_that_deletes_its_own_file_is_a_clear_failure(project):
 
 
 def test_a_snippet_changed_by_another_during_the_build_fails_it_naming_the_file(project):
-    """b.py runs first; a.py then rewrites it: the page would show b's new code with its old output."""
+    """b.py runs first; a program that a.py starts then rewrites it: the page would show b's new
+    code with its old output."""
     project.write("snippets/b.py", "print('old b')\n")
-    project.write("snippets/a.py", "import pathlib, time\ntime.sleep(1)\nprint('a')\n"
-                  "pathlib.Path(__file__).with_name('b.py').write_text(\"print('new b')\\n\")\n")
+    project.write("snippets/a.py", "import pathlib, subprocess, time\ntime.sleep(1)\nprint('a')\n"
+                  "b = pathlib.Path(__file__).with_name('b.py')\n"
+                  "subprocess.run(['sh', '-c', 'echo \"print(1)\" > \"$0\"', b])\n")
     project.write("docs/index.md", "# Page\n\n```python\n--8<-- \"a.py\"\n```\n\n```python\n--8<-- \"b.py\"\n```\n")
     done = mkdocs(project.root, "build", "--strict")
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
@@ -526,3 +531,39 @@ def test_a_page_with_front_matter_is_named_at_the_lines_of_its_file(project):
     assert done.returncode != 0, done.stderr
     assert f"index.md:7: snippet {project.root}/snippets/fails.py:2: ValueError: bad" in done.stderr
     assert 'index.md:12: the include "missing.py": the fence opened on line 11 is never closed' in done.stderr
+
+
+def test_a_snippet_may_change_no_file_of_the_project_outside_the_folder_it_runs_in(engine, tmp_path):
+    """Rewriting a page, creating one, opening mkdocs.yml to append, deleting or renaming a page,
+    removing the docs folder: each refused with a PermissionError at its line, naming the file,
+    which stays as it was; a snippet that catches the error fails all the same. A file written in
+    the folder it runs in, and the bytecode cache of a helper module it imports, are its own."""
+    (tmp_path / "docs").mkdir()
+    page, config = tmp_path / "docs" / "a.md", tmp_path / "mkdocs.yml"
+    page.write_text("# A\n")
+    config.write_text("site_name: A\n")
+    root = "from pathlib import Path\nROOT = Path(__file__).resolve().parents[1]\n"
+    attempts = {
+        "rewrite": ("(ROOT / 'docs' / 'a.md').write_text('changed')", "docs/a.md"),
+        "create": ("open(ROOT / 'docs' / 'b.md', 'x').close()", "docs/b.md"),
+        "append": ("import os\nos.open(ROOT / 'mkdocs.yml', os.O_WRONLY | os.O_APPEND)", "mkdocs.yml"),
+        "delete": ("(ROOT / 'docs' / 'a.md').unlink()", "docs/a.md"),
+        "rename": ("(ROOT / 'docs' / 'a.md').rename(ROOT / 'docs' / 'c.md')", "docs/a.md"),
+        "remove_tree": ("import shutil\nshutil.rmtree(ROOT / 'docs')", "docs"),
+    }
+    for name, (code, changed) in attempts.items():
+        result = engine.run(snippet(tmp_path, f"{name}.py", root + code + "\n"))
+        assert result.error["type"] == "PermissionError", (name, result.error)
+        assert result.error["line"] == 2 + len(code.splitlines()), (name, result.error)
+        assert result.error["message"] == f"[Errno 13] {REFUSED}: '{changed}'", (name, result.error)
+    caught = root + "try:\n    (ROOT / 'mkdocs.yml').write_text('x')\nexcept OSError:\n    pass\nprint('went on')\n"
+    result = engine.run(snippet(tmp_path, "caught.py", caught))
+    assert result.stdout == "went on\n" and result.error["type"] == "PermissionError"
+    assert result.error["message"] == f"{REFUSED}: it tried to change mkdocs.yml (refused), caught the error and went on"
+    assert page.read_text() == "# A\n" and config.read_text() == "site_name: A\n"
+    assert sorted(p.name for p in (tmp_path / "docs").iterdir()) == ["a.md"]
+    snippet(tmp_path, "helper.py", "WORD = 'own'\n")
+    own = "import helper\nwith open('out.txt', 'w') as f:\n    f.write(helper.WORD)\nprint(open('out.txt').read())\n"
+    result = engine.run(snippet(tmp_path, "own.py", own))
+    assert result.error is None and result.stdout == "own\n", result.error
+    assert list((tmp_path / "snippets" / "__pycache__").glob("helper.*.pyc")), "the import system wrote its cache"

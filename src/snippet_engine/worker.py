@@ -28,7 +28,8 @@ Protocol, one JSON object per line. Request: {"path" (or "code"), "root",
 rather than a scratch one; "options", the words of its blocks' fences, name the kinds
 that the snippet runs within (kinds.around: a step-through records each backward() it
 calls); root is the project folder (files under it
-that a snippet imports or reads are its dependencies). Replies:
+that a snippet imports or reads are its dependencies, and it may change none of them
+outside the folder it runs in: PermissionError). Replies:
 {"running": seconds} every `heartbeat` seconds while a snippet runs, then {"outputs", "seconds", "deps", "programs", "error"}.
 A line written while a snippet runs ({"cancel": true}) kills it: the reply is a SnippetCancelled
 failure; one that comes after the run ended is ignored.
@@ -38,6 +39,7 @@ The worker exits when its stdin closes, killing a running child first.
 import atexit
 import contextlib
 import ctypes
+import errno
 import faulthandler
 import gc
 import importlib
@@ -81,6 +83,11 @@ LISTINGS = ("os.listdir", "os.scandir")  # audit events of a folder's listing (g
 # The audit events of another program started, and where each has the program's arguments (None: a shell command).
 PROGRAMS = {"subprocess.Popen": 1, "os.exec": 1, "os.posix_spawn": 1, "os.spawn": 2, "os.system": None}
 IMPORT_SYSTEM = "<frozen importlib._bootstrap_external>"
+WRITING = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC  # the flags of an open() that changes a file
+# The audit events that change the file system, and where each has the paths it changes.
+CHANGES = {"os.remove": (0,), "os.rename": (0, 1), "os.rmdir": (0,), "os.mkdir": (0,), "os.truncate": (0,),
+           "shutil.rmtree": (0,), "os.symlink": (1,), "os.link": (1,), "os.chmod": (0,)}
+REFUSED = "a snippet may change no file of the project outside the folder it runs in"
 STDLIB = (sysconfig.get_paths()["stdlib"] + os.sep, "<frozen ")
 
 
@@ -90,19 +97,26 @@ class Watch:
     system's listings: what it imports is a dependency already), and the programs the project's
     code starts, whose reads no one sees (a program an installed library starts, Graphviz's or
     torch.compile's, reads what that library gives it). A forked child's go to the parent
-    through `seen`, a file."""
+    through `seen`, a file. And the project files they tried to change (`change`)."""
 
     def __init__(self, root: str, workdir: str, seen: str) -> None:
         self.root, self.workdir, self.seen = root, workdir, seen
         self.reads: set[str] = set()
         self.programs: set[str] = set()
+        self.changed: set[str] = set()
         self.pid = os.getpid()
         self.fd = os.open(seen, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)  # inherited by forked children
         sys.addaudithook(self.hook)
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
-        if event == "open" and isinstance(args[0], (str, os.PathLike)) and not set(args[1] or "r") & set("wax+"):
-            self.read(args[0])
+        if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+            if isinstance(args[2], int) and args[2] & WRITING:
+                self.change(args[0])
+            else:
+                self.read(args[0])
+        elif event in CHANGES:
+            for where in CHANGES[event]:
+                self.change(args[where])
         elif event in LISTINGS and not isinstance(args[0], int):
             if sys._getframe(1).f_code.co_filename != IMPORT_SYSTEM:
                 self.read(args[0] if args[0] is not None else ".")
@@ -121,17 +135,41 @@ class Watch:
         if is_local(name, self.root) and not name.startswith(self.workdir) and not name.endswith(".pyc"):
             self.note("r", name)
 
+    def change(self, name: object) -> None:
+        """Refuse a change to a project file outside the folder the snippet runs in, as the
+        system refuses a change it does not permit (its bytecode caches, the import system's, aside);
+        noted, so that a snippet that catches the PermissionError fails all the same."""
+        if not isinstance(name, (str, bytes, os.PathLike)):
+            return  # a file descriptor
+        path = os.path.abspath(os.fsdecode(name))
+        if not is_local(path, self.root) or path.startswith(self.workdir + os.sep) \
+                or sys._getframe(2).f_code.co_filename == IMPORT_SYSTEM:
+            return
+        self.note("w", path)
+        raise PermissionError(errno.EACCES, REFUSED, os.path.relpath(path, self.root))
+
     def note(self, kind: str, name: str) -> None:
         if os.getpid() == self.pid:
-            (self.reads if kind == "r" else self.programs).add(name)
+            self.noted(kind).add(name)
         else:
             os.write(self.fd, f"{kind}{name}\0".encode(errors="surrogateescape"))
+
+    def noted(self, kind: str) -> set[str]:
+        return {"r": self.reads, "p": self.programs, "w": self.changed}[kind]
 
     def children(self) -> None:
         """Add what the forked children noted."""
         with open(self.seen, "rb") as f:
             for entry in f.read().decode(errors="surrogateescape").split("\0")[:-1]:
-                (self.reads if entry[0] == "r" else self.programs).add(entry[1:])
+                self.noted(entry[0]).add(entry[1:])
+
+    def refused(self) -> Failure | None:
+        """The failure of a snippet that tried to change project files and went on."""
+        if not self.changed:
+            return None
+        names = ", ".join(sorted(os.path.relpath(path, self.root) for path in self.changed))
+        return failure("PermissionError", f"{REFUSED}: it tried to change {names} (refused), caught the error "
+                                          "and went on")
 
 
 def program(event: str, args: tuple[Any, ...]) -> str:
@@ -288,6 +326,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         sys.stdout.flush()
         sys.stderr.flush()
         watch.children()
+        error = error or watch.refused()
         reply: Reply = {"error": error, "seconds": seconds, "outputs": capture.finish(),
                         "deps": local_deps(path, root, watch.reads), "programs": sorted(watch.programs)}
         tmp = os.path.join(private, "reply.tmp")
