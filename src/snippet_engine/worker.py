@@ -130,7 +130,7 @@ class Watch:
         return frame is None or is_local(frame.f_code.co_filename, self.root) and \
             not frame.f_code.co_filename.startswith(ENGINE)
 
-    def read(self, name: str | os.PathLike[str]) -> None:
+    def read(self, name: str | bytes | os.PathLike[Any]) -> None:
         name = os.path.abspath(os.fsdecode(name))
         if is_local(name, self.root) and not name.startswith(self.workdir) and not name.endswith(".pyc"):
             self.note("r", name)
