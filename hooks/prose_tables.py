@@ -22,6 +22,7 @@ HEADER = re.compile(r"<th[^>]*>(.*?)</th>", re.S)
 ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
 CELL = re.compile(r"<td(?=[\s>])")
 TAG = re.compile(r"<[^>]+>")
+WIDE = 8  # columns: a table with more prints in small type (docs/assets/site.css), to fit the paper
 
 
 def on_page_content(text, page, config, files):
@@ -32,6 +33,7 @@ def on_page_content(text, page, config, files):
             cells = iter(labels)
             return "<tr>" + CELL.sub(lambda m: f'<td data-label="{next(cells, "")}"', row[1]) + "</tr>"
 
-        return f'<div class="prose-table">{ROW.sub(labelled, table[0])}</div>'
+        wide = " prose-table--wide" if len(labels) > WIDE else ""
+        return f'<div class="prose-table{wide}">{ROW.sub(labelled, table[0])}</div>'
 
     return TABLE.sub(boxed, text)

@@ -8,6 +8,7 @@ import functools
 import importlib.metadata
 import importlib.util
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -16,7 +17,7 @@ import pypdfium2
 import pytest
 import yaml
 from browsing import SHOTS
-from conftest import ROOT, built_once, nav_pages, soup
+from conftest import ROOT, built_once, mkdocs, nav_pages, soup
 from pypdf import PdfReader
 
 spec = importlib.util.spec_from_file_location("print_book", ROOT / "hooks" / "print_book.py")
@@ -240,3 +241,25 @@ def test_formulas_and_tables_of_steps_print_within_the_page(book):
         document[n].render(scale=1.2).to_pil().save(SHOTS / f"pdf-page-{n + 1}.png")
     steps = texts[wanted[4]]
     assert re.search(r"Gradients?\s+sent", steps), "the table of steps is cut at the page's edge"
+
+
+def test_a_table_of_many_columns_prints_whole(project, tmp_path):
+    """A page's table of 30 columns, in the site's stylesheet: every column on paper. Material's
+    tables scroll sideways, which paper cannot: its columns of at least 5rem each cut the table
+    after its seventh. The columns now share the page's width, in small type."""
+    shutil.copytree(ROOT / "docs" / "assets", project.root / "docs" / "assets")
+    config = yaml.safe_load((project.root / "mkdocs.yml").read_text())
+    config["nav"] = ["index.md", "wide.md"]
+    (project.root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    project.write("docs/index.md", "# Home\n\nThe book.\n")
+    columns = range(30)
+    project.write("docs/wide.md", "# Wide\n\n| " + " | ".join(f"c{n}" for n in columns) + " |\n|"
+                  + "---|" * len(columns) + "\n| " + " | ".join(f"v{n}" for n in columns) + " |\n")
+    done = mkdocs(project.root, "build", "--strict", env={"PRINT": "1"})
+    assert done.returncode == 0, done.stderr
+    printed = subprocess.run([sys.executable, ROOT / "hooks" / "print_book.py", project.root / "site" / "print.html",
+                              tmp_path / "wide.pdf"], capture_output=True, text=True, timeout=300)
+    assert printed.returncode == 0, printed.stderr
+    document = pypdfium2.PdfDocument(tmp_path / "wide.pdf")
+    text = " ".join(document[i].get_textpage().get_text_range() for i in range(len(document))).split()
+    assert [n for n in columns if f"c{n}" not in text or f"v{n}" not in text] == []
