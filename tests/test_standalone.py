@@ -488,6 +488,25 @@ def test_a_data_file_read_becomes_its_values_and_the_lines_that_found_it_go(proj
     assert printed(copy) == "6\n"
 
 
+def test_a_data_files_nan_and_infinity_become_floats_python_reads(project):
+    """JSON's NaN, Infinity and -Infinity (json.loads reads them as floats) in a copy: Python code
+    that makes those floats, where their reprs (`nan`, `inf`) are names the copy does not define."""
+    (project / "losses.json").write_text(json.dumps({"loss": float("nan"), "best": float("inf"),
+                                                     "worst": float("-inf"), "steps": [1.5, float("nan")]}))
+    path = write(project, "reads_losses.py", """\
+        import json
+        from pathlib import Path
+
+        HERE = Path(__file__).parent
+        # the block
+        losses = json.loads((HERE / "losses.json").read_text())
+        print(losses["loss"], losses["best"], losses["worst"], losses["steps"])
+        """)
+    copy = copy_of(path, project, data_values([str(project / "losses.json")]))
+    assert 'float("nan")' in copy and 'float("-inf")' in copy, copy
+    assert printed(copy) == "nan inf -inf [1.5, nan]\n"
+
+
 def test_code_python_cannot_parse_is_copied_as_it_is(project):
     path = write(project, "broken.py", """\
         x = 1

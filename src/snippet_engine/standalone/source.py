@@ -4,6 +4,7 @@ the download; the helper modules it imports, inlined."""
 import ast
 import functools
 import itertools
+import math
 import pprint
 import re
 import sys
@@ -21,6 +22,17 @@ from snippet_engine.standalone.statements import Statement, free_names, is_docst
 from snippet_engine.standalone.text import import_text, join, plain, silent
 
 READING: set[Path] = set()  # the files whose helper modules are being read (Source.showing)
+
+
+class Literal(pprint.PrettyPrinter):
+    """pprint's layout of a data file's values, as Python code: a float that is not finite (JSON's
+    NaN and Infinity, which json.loads reads) as float("nan"), float("inf"), float("-inf"),
+    where its repr, `nan`, would be a name the copy does not define."""
+
+    def format(self, obj: object, context: dict[int, int], maxlevels: int, level: int) -> tuple[str, bool, bool]:
+        if isinstance(obj, float) and not math.isfinite(obj):
+            return f'float("{obj!r}")', True, False
+        return super().format(obj, context, maxlevels, level)
 
 
 @dataclass
@@ -112,7 +124,7 @@ class Source:
             top, bottom = read.lineno - first, read.end_lineno - first
             if 0 <= top and bottom < len(lines):
                 indent = " " * len(lines[top][:read.col_offset].decode())
-                literal = pprint.pformat(values, width=88 - len(indent), sort_dicts=False)
+                literal = Literal(width=88 - len(indent), sort_dicts=False).pformat(values)
                 lines[top:bottom + 1] = [lines[top][:read.col_offset] + literal.replace("\n", "\n" + indent).encode()
                                          + lines[bottom][read.end_col_offset:]]
         return "\n".join(line.decode() for line in lines if not MARKER.search(line.decode()))
