@@ -333,3 +333,14 @@ def test_the_print_benchmark_runs_and_writes_its_schema(tmp_path):
     assert set(data["median_seconds"]) == {"engine", "pipe", "terminal"} and data["lines"] == 2000
     assert all(len(times) == 1 and times[0] > 0 for times in data["seconds"].values())
     assert data["engine_over_pipe"] == data["median_seconds"]["engine"] / data["median_seconds"]["pipe"]
+
+
+def test_display_is_a_snippets_and_not_plain_pythons(engine, tmp_path):
+    """A snippet shows what display() is given, as a notebook does; its code run as `python -c`
+    (as the copy tests run every copy) has no display(), as in plain Python."""
+    code = "display(1 + 1)\n"
+    assert engine.run(snippet(tmp_path, "shows.py", code)).outputs[0]["output"]["data"]["text/plain"] == "2"
+    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    copied = engine.run_code(code)
+    assert copied.error["type"] == "NameError" and copied.error["message"] == "name 'display' is not defined"
+    assert plain.stderr.rstrip().endswith("NameError: name 'display' is not defined")

@@ -326,7 +326,10 @@ def capture_display(capture: Capture) -> None:
     vars(builtins)["display"] = display
 
 
-def install(capture: Capture, fd_files: list[str], journals: list[str]) -> None:
+def install(capture: Capture, fd_files: list[str], journals: list[str], display: bool = True) -> None:
+    """The capture installed in the snippet's process; `display`: with Jupyter's display() among
+    the builtins, as a snippet and a notebook have it (plain Python has none)."""
     capture_streams(capture, fd_files, journals)
-    capture_display(capture)
+    if display:
+        capture_display(capture)
     kinds.install(capture)
