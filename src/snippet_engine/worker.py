@@ -99,13 +99,14 @@ class Watch:
     torch.compile's, reads what that library gives it). A forked child's go to the parent
     through `seen`, a file. And the project files they tried to change (`change`)."""
 
-    def __init__(self, root: str, workdir: str, seen: str) -> None:
-        self.root, self.workdir, self.seen = root, workdir, seen
+    def __init__(self, root: str, workdir: str, private: str) -> None:
+        self.root, self.workdir, self.seen = root, workdir, os.path.join(private, "seen")
+        self.own = (workdir + os.sep, private + os.sep)  # the folders the run may change: where it runs, its temporary files
         self.reads: set[str] = set()
         self.programs: set[str] = set()
         self.changed: set[str] = set()
         self.pid = os.getpid()
-        self.fd = os.open(seen, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)  # inherited by forked children
+        self.fd = os.open(self.seen, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)  # inherited by forked children
         sys.addaudithook(self.hook)
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
@@ -136,13 +137,13 @@ class Watch:
             self.note("r", name)
 
     def change(self, name: object) -> None:
-        """Refuse a change to a project file outside the folder the snippet runs in, as the
+        """Refuse a change to a project file outside the folders of the run (`own`), as the
         system refuses a change it does not permit (its bytecode caches, the import system's, aside);
         noted, so that a snippet that catches the PermissionError fails all the same."""
         if not isinstance(name, (str, bytes, os.PathLike)):
             return  # a file descriptor
         path = os.path.abspath(os.fsdecode(name))
-        if not is_local(path, self.root) or path.startswith(self.workdir + os.sep) \
+        if not is_local(path, self.root) or path.startswith(self.own) \
                 or sys._getframe(2).f_code.co_filename == IMPORT_SYSTEM:
             return
         self.note("w", path)
@@ -317,7 +318,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     capture = Capture(path, request["output_limit"])
     # `python -c`, as a copy of a block runs, has no display(): a copy that calls it fails as it would for the reader.
     install(capture, fd_files, [os.path.join(private, name) for name in ("stdout", "stderr")], display=code is None)
-    watch = Watch(root, workdir, os.path.join(private, "seen"))
+    watch = Watch(root, workdir, private)
     start = time.perf_counter()
 
     def finish(error: Failure | None) -> None:
