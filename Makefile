@@ -20,7 +20,7 @@ test: setup
 
 # Full-page screenshots of every page, in test-artifacts/screenshots/, for a person to look at.
 screenshots: setup
-	SCREENSHOTS=1 $(BIN)/pytest tests/test_every_page.py tests/test_browser.py -k "a_page_at or a_page_390 or legible_in_dark"
+	SCREENSHOTS=1 $(BIN)/pytest tests/browser/test_every_page.py tests/browser/test_browser.py -k "a_page_at or a_page_390 or legible_in_dark"
 
 # The site to publish, in site/: pages with folder URLs, and downloads/$(OFFLINE_ZIP) that every
 # page's footer links, the same site built to be read from disk (hooks/offline.py).

@@ -36,7 +36,7 @@ print(f"{i}: {{total:.3f}}", len(history))
 
 
 def snippet(lessons):
-    """A snippet of the imports, then the lesson repeated `lessons` times (tests/test_standalone.py
+    """A snippet of the imports, then the lesson repeated `lessons` times (tests/engine/test_standalone.py
     counts the work of its copies)."""
     head = "import random\n\nhistory = []\nrate0 = 1.0\n"
     return head + "".join(LESSON.format(i=i, j=i + 1) for i in range(lessons))

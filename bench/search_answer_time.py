@@ -1,7 +1,7 @@
 """How long the search box takes to answer a paste, in headless Chromium, on the built site.
 
 Every paste of tests/search_pastes.yaml (real pastes from public threads), then the long and
-hostile inputs of tests/test_search.py (lunr's fuzziness `~100`, a 5,000-character word, a
+hostile inputs of tests/browser/test_search.py (lunr's fuzziness `~100`, a 5,000-character word, a
 2,000-word paste, a 20,000-character training log), each pasted `--repeats` times into the
 search box of the home page, on two copies of one build of the site (`mkdocs build`):
 

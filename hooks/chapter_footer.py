@@ -5,7 +5,7 @@ footer links each page to the next one in the nav, so reading straight
 through would run from the last chapter into the notebooks and through every
 chapter again. The notebooks are the pages in the snippets plugin's
 `notebooks_dir` and the page beside it that lists them (notebooks.md for
-notebooks/). tests/test_build.py follows "Next" from the home page.
+notebooks/). tests/site/test_build.py follows "Next" from the home page.
 """
 
 

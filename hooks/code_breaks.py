@@ -7,7 +7,7 @@ A line of text too narrow for a name (on a phone, in a table's cell) would other
 anywhere (Material's `word-break: break-word`: `loss.requir` / `es_grad`); a `<wbr>` marks each
 place it may break instead, and a word led by a `-` is kept whole (docs/assets/site.css), where a
 browser would break after a hyphen. Code blocks and printed output (`<pre>`) are left as they are.
-tests/test_every_page.py checks every page at 390 px and 1280 px.
+tests/browser/test_every_page.py checks every page at 390 px and 1280 px.
 """
 
 import re

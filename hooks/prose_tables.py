@@ -6,12 +6,12 @@ straight under the article, it makes the browser restyle the whole article (Mate
 stylesheet has rules on an element's next sibling, such as `table + *` and `h2 + h3`), and
 the table itself, cells full of typeset math, can be a thousand elements. Moved inside a box
 that is not rendered yet, it costs nothing until the reader scrolls to it.
-tests/test_browser.py checks that the box is not rendered at load and that rendering it
+tests/browser/test_browser.py checks that the box is not rendered at load and that rendering it
 moves nothing on the page.
 
 On a phone each row is a card of its cells, each named by its column's header (`data-label`,
 written here), rather than three columns too narrow for their code, which would break inside
-names (hooks/code_breaks.py). tests/test_every_page.py checks every page at 390 px.
+names (hooks/code_breaks.py). tests/browser/test_every_page.py checks every page at 390 px.
 """
 
 import html

@@ -9,7 +9,7 @@ index, which mkdocs.yml boosts above titles. Queries are split by the same `sepa
 `optimizer.zero_grad()` and `torch.no_grad` reach the terms `zero_grad` and `no_grad`.
 The index pages (Home, Notebooks) set `search: boost: 0.01` in their front matter: they list the
 chapters and would otherwise come before a chapter that mentions a name once. The notebook pages
-are not indexed: they repeat their chapters. tests/test_search.py types each term into the built
+are not indexed: they repeat their chapters. tests/browser/test_search.py types each term into the built
 site and checks the first chapter.
 
 Readers also paste error messages, with their own shapes, numbers and operation names, or

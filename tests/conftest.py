@@ -75,6 +75,15 @@ def engine_settings():
     return load_config(str(ROOT / "mkdocs.yml")).plugins["snippets"].config
 
 
+def script(path):
+    """The module that a script of the project is (bench/, hooks/: neither on sys.path nor a
+    package), loaded from its file under its file's name."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def built_once(tmp_path_factory, name, build):
     """The folder `name` that `build(folder)` makes, once per test run: pytest-xdist's workers
     share it (the first to ask builds it; the others wait, then reuse it)."""
@@ -278,7 +287,7 @@ def shown(monkeypatch):
 
 @pytest.fixture
 def chapter(request, runner, tmp_path, monkeypatch):
-    """The chapter a test file is about: tests/test_<slug>.py tests snippets/<slug>/."""
+    """The chapter a test file is about: tests/chapters/test_<slug>.py tests snippets/<slug>/."""
     slug = Path(request.node.path).stem.removeprefix("test_")
     yield Chapter(SNIPPETS / slug, runner, tmp_path, monkeypatch)
     forget_snippet_modules()

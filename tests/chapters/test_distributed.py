@@ -2,7 +2,6 @@
 their processes once, in the build's run that `chapter.shown` reads; the tests start none."""
 
 import ast
-import importlib.util
 import inspect
 import json
 import os
@@ -14,7 +13,7 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 import yaml
-from conftest import ROOT, children, kind, nav_pages, torch_libraries_holding, warnings_in
+from conftest import ROOT, children, kind, nav_pages, script, torch_libraries_holding, warnings_in
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -381,9 +380,7 @@ BENCH = ROOT / "bench" / "results" / "ddp_options.json"
 def test_the_benchmark_ran_every_option_on_a_model_whose_parameters_are_all_used(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "bench"))
     monkeypatch.setattr(sys, "path", list(sys.path))  # the bench adds the chapter's folder: undone after
-    spec = importlib.util.spec_from_file_location("ddp_options", ROOT / "bench" / "ddp_options.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = script(ROOT / "bench" / "ddp_options.py")
     data = json.loads(BENCH.read_text())
     assert data["provenance"]["command"] == "python bench/ddp_options.py"
     assert data["provenance"]["torch"] == torch.__version__

@@ -1,6 +1,5 @@
 """Claims of the page 'Errors of mixed precision and GPUs' (docs/errors_gpu.md)."""
 
-import importlib.util
 import inspect
 import json
 import os
@@ -10,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import ROOT, soup, warnings_in
+from conftest import ROOT, script, soup, warnings_in
 from torch import nn
 
 PAGE = ROOT / "docs" / "errors_gpu.md"
@@ -189,10 +188,8 @@ def test_the_benchmark_records_what_the_snippet_prints(chapter, monkeypatch):
     monkeypatch.setattr(os, "environ", os.environ.copy())
     monkeypatch.syspath_prepend(str(ROOT / "bench"))  # sys.path is restored after the test
     imported = set(sys.modules)
-    spec = importlib.util.spec_from_file_location("gpu_errors", ROOT / "bench" / "gpu_errors.py")
-    bench = importlib.util.module_from_spec(spec)
     try:
-        spec.loader.exec_module(bench)
+        bench = script(ROOT / "bench" / "gpu_errors.py")
     finally:
         for module in set(sys.modules) - imported:  # its `common` and `custom_linear`
             del sys.modules[module]

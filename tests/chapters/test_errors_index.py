@@ -1,7 +1,7 @@
 """The index of the error pages (docs/errors.md): every message it lists is on the page it links,
 printed by the build under a code block, and every section of the error pages is listed.
 
-Each error page asserts its own claims in tests/test_errors_<topic>.py; tests/test_search.py
+Each error page asserts its own claims in tests/chapters/test_errors_<topic>.py; tests/browser/test_search.py
 pastes the messages into the search box."""
 
 from urllib.parse import urljoin

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import ROOT, SNIPPETS, kind, printed, sharing, torch_libraries_holding, warnings_in
+from conftest import ROOT, SNIPPETS, kind, printed, script, sharing, torch_libraries_holding, warnings_in
 
 BENCH = ROOT / "bench" / "gpu_benchmarks.py"
 RESULTS = ROOT / "bench" / "results" / "gpu_benchmarks.json"
@@ -986,12 +986,9 @@ def test_the_page_shows_the_determinism_measurement_only_from_a_cuda_run(chapter
 def test_the_determinism_measurement_times_both_settings_and_restores_the_flag(monkeypatch):
     """Its function runs on any device: here on the CPU, tiny."""
     import argparse
-    import importlib.util
 
     monkeypatch.syspath_prepend(str(ROOT / "bench"))
-    spec = importlib.util.spec_from_file_location("gpu_benchmarks_module", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script(BENCH)
     measured = module.deterministic_backward(torch.device("cpu"),
                                              argparse.Namespace(index_rows=512, warmup=1, repeats=3))
     assert not torch.are_deterministic_algorithms_enabled()

@@ -64,10 +64,11 @@ if __name__ == "__main__":
     assert healthy(engine, tmp_path)
 
 
-def test_a_snippet_killed_from_outside_says_so_and_runs_again_next_time(engine, worker, tmp_path):
+def test_a_snippet_killed_from_outside_says_so_and_runs_again_next_time(engine, worker, tmp_path, tmp_path_factory):
     """As the out-of-memory killer would: SIGKILL well before the timeout. Not cached: the next
-    build runs it again; serve's rebuilds in one session do not, unless it changes."""
-    runs = tmp_path / "runs"
+    build runs it again; serve's rebuilds in one session do not, unless it changes. Its runs
+    are counted in a file outside the project (tmp_path), which a snippet may not change."""
+    runs = tmp_path_factory.mktemp("counted") / "runs"
     code = f"import os, signal\nopen({str(runs)!r}, 'a').write('x')\nos.kill(os.getpid(), signal.SIGKILL)\n"
     path = snippet(tmp_path, "oom.py", code)
     result = engine.run(path)
@@ -136,11 +137,13 @@ print(own.pid)
     assert healthy(engine, tmp_path)
 
 
-def test_a_worker_killed_from_outside_leaves_no_snippet_running_and_no_temporary_folder(tmp_path, monkeypatch):
+def test_a_worker_killed_from_outside_leaves_no_snippet_running_and_no_temporary_folder(tmp_path, tmp_path_factory,
+                                                                                          monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     (tmp_path / "snippets").mkdir()
-    first = tmp_path / "first.pid"  # the first run writes its pid and spins; the run again prints
+    # the first run writes its pid (outside the project, which a snippet may not change) and spins; the run again prints
+    first = tmp_path_factory.mktemp("pids") / "first.pid"
     path = snippet(tmp_path, "spin.py", f"import os, pathlib\nfirst = pathlib.Path({str(first)!r})\n"
                    "if first.exists():\n    print('again')\nelse:\n    first.write_text(str(os.getpid()))\n"
                    "    while True:\n        pass\n")
@@ -148,7 +151,7 @@ def test_a_worker_killed_from_outside_leaves_no_snippet_running_and_no_temporary
     try:
         with ThreadPoolExecutor(1) as pool:
             running = pool.submit(engine.run, path)
-            while not first.exists() or not first.read_text():
+            while (not first.exists() or not first.read_text()) and not running.done():
                 time.sleep(0.05)
             os.kill(engine.workers[0].proc.pid, signal.SIGKILL)
             assert running.result(timeout=60).stdout == "again\n", "the worker is started again, once"
@@ -258,12 +261,19 @@ def test_a_step_through_of_a_graph_too_big_to_show_fails_at_its_backward_line(wo
     assert "backward() has not run" in error["message"]
 
 
-def test_a_result_is_not_cached_when_a_file_it_read_changed_while_it_ran(engine, tmp_path):
-    data = tmp_path / "data.json"
+def test_a_result_is_not_cached_when_a_file_it_read_changed_while_it_ran(engine, tmp_path, tmp_path_factory):
+    """The snippet reads data.json, says so (a file outside the project), and runs on while the
+    author edits data.json."""
+    data, read = tmp_path / "data.json", tmp_path_factory.mktemp("signals") / "read"
     data.write_text("[1]")
-    path = snippet(tmp_path, "reads.py", f"import json, pathlib\ndata = pathlib.Path({str(data)!r})\n"
-                   "print(json.loads(data.read_text()))\ndata.write_text('[2]')  # as an edit while it runs\n")
-    assert engine.run(path).stdout == "[1]\n"
+    path = snippet(tmp_path, "reads.py", f"import json, pathlib, time\ndata = pathlib.Path({str(data)!r})\n"
+                   f"print(json.loads(data.read_text()))\npathlib.Path({str(read)!r}).touch()\ntime.sleep(1)\n")
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(engine.run, path)
+        while not read.exists() and not running.done():
+            time.sleep(0.02)
+        data.write_text("[2]")
+        assert running.result().stdout == "[1]\n"
     assert not engine.run(path).cached, "its digest of data.json would be of [2], its output of [1]"
     data.write_text("[3]")
     path.write_text(f"import json, pathlib\nprint(json.loads(pathlib.Path({str(data)!r}).read_text()))\n")

@@ -250,13 +250,12 @@ def test_an_include_outside_snippets_is_an_error_naming_the_page_and_single_quot
     assert "single quotes run too</code>" in page, "a single-quoted include (pymdownx syntax) is run as well"
 
 
-def test_snippets_run_at_once_with_the_outputs_of_one_at_a_time(tmp_path):
-    """Two snippets that can only finish together (each waits for the other's file) finish with
-    two workers; the chapter's snippets give the same outputs with one or two: byte for byte, but
-    for the SVG of a torchviz graph, whose node ids are `id()`s, different in every run (its
-    structure, GRAPH, is compared)."""
-    meet = tmp_path / "meet"
-    meet.mkdir()
+def test_snippets_run_at_once_with_the_outputs_of_one_at_a_time(tmp_path, tmp_path_factory):
+    """Two snippets that can only finish together (each waits for the other's file, outside the
+    project, which a snippet may not change) finish with two workers; the chapter's snippets give
+    the same outputs with one or two: byte for byte, but for the SVG of a torchviz graph, whose
+    node ids are `id()`s, different in every run (its structure, GRAPH, is compared)."""
+    meet = tmp_path_factory.mktemp("meet")
     (tmp_path / "snippets").mkdir()
     waits = [snippet(tmp_path, f"wait_{n}.py", textwrap.dedent(f"""\
         import pathlib, time

@@ -3,7 +3,6 @@ files of plain Python (no torch: `random` stands for the random draws). Every co
 prints what the block prints when the whole file runs."""
 
 import contextlib
-import importlib.util
 import io
 import json
 import random
@@ -12,13 +11,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, script
 
 from snippet_engine.standalone import Inlined, Source, Statement, data_values
 
-spec = importlib.util.spec_from_file_location("copy_size", ROOT / "bench" / "copy_size.py")
-copy_size = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(copy_size)
+copy_size = script(ROOT / "bench" / "copy_size.py")
 
 
 def write(folder, name, text):

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 import verified
-from conftest import CHAPTERS, SNIPPETS, kind, mkdocs, normalised, pages, soup
-from test_standalone import copy_size  # bench/copy_size.py
+from conftest import CHAPTERS, ROOT, SNIPPETS, kind, mkdocs, normalised, pages, script, soup
 
 from snippet_engine import kinds
 from snippet_engine.kinds.warning import WARNING
 from snippet_engine.notebooks import SHOW_BACKWARD, WATCH_FORWARD
 from snippet_engine.runner import SnippetError
 
+copy_size = script(ROOT / "bench" / "copy_size.py")
 OUTPUTS = ("snippet-output", "snippet-warning", "snippet-figure", "snippet-graph", "snippet-steps")
 WARNING_LINE = re.compile(r"^[A-Z]\w*Warning: ")  # a line of `warning_line`
 TIMES = re.compile(r" \((twice|(\d+) times)\)$")  # a warning box's title says how often it was raised

@@ -17,12 +17,10 @@ import pypdfium2
 import pytest
 import yaml
 from browsing import SHOTS
-from conftest import ROOT, built_once, mkdocs, nav_pages, soup
+from conftest import ROOT, built_once, mkdocs, nav_pages, script, soup
 from pypdf import PdfReader
 
-spec = importlib.util.spec_from_file_location("print_book", ROOT / "hooks" / "print_book.py")
-print_book = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(print_book)
+print_book = script(ROOT / "hooks" / "print_book.py")
 CONFIG = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
 SITE_URL = CONFIG.get("site_url")
 

@@ -6,14 +6,12 @@ import json
 import re
 from importlib import metadata
 
-from conftest import OPTIONS, ROOT, SNIPPETS, pages, soup
+from conftest import OPTIONS, ROOT, SNIPPETS, pages, script, soup
 
 from snippet_engine.chapter import line_range, parse
 from snippet_engine.releases import ReleaseCheck
 
-spec = importlib.util.spec_from_file_location("release_check", ROOT / "bench" / "release_check.py")
-release_check = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(release_check)
+release_check = script(ROOT / "bench" / "release_check.py")
 
 DATA = ROOT / "bench" / "results" / "release_check.json"
 CHECK = ReleaseCheck.load(DATA)

@@ -15,7 +15,7 @@ an empty folder, and writes no file the snippet itself does not write.
   also prints (a training loop) is kept without its prints, as are the
   functions only the setup calls (a hook the setup registers and runs); this
   takes it that a block does not run a hook an earlier block registered
-  (tests/test_copies.py compares every copy's output with its block's).
+  (tests/site/test_copies.py compares every copy's output with its block's).
   That setup is plain code: without the comment lines, docstrings and blank
   lines inside definitions that the page shows where it teaches that code
   (`plain`); the block's own lines are as shown.
