@@ -7,6 +7,8 @@ import os
 
 from conftest import CHAPTERS, ROOT
 
+from snippet_engine import kinds
+
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 # The browser renders a block when it comes near the screen (docs/assets/site.css); this renders all.
 RENDER_EVERY_BLOCK = ".md-typeset * { content-visibility: visible !important }"
@@ -94,6 +96,7 @@ def screenshot(page, name, **options):
 
 CLIPBOARD = ["clipboard-read", "clipboard-write"]
 COPY_BUTTON = "button.md-clipboard, button.md-code__button"
+OUTPUT_BOXES = ", ".join(f".{kind.box}" for kind in kinds.KINDS)  # what a page shows under a block
 
 # Open the folds around a block and select the content tab that holds it, as a reader would;
 # read the block's code (its textContent: the block's line spans are grid items, and innerText
@@ -107,7 +110,7 @@ REVEAL_AND_READ = """async b => {
         tab.closest('.tabbed-set').querySelectorAll(':scope > input')[index].click();
     }
     let shown = "", next = b.nextElementSibling;
-    while (next && next.matches(".snippet-output, .snippet-warning, .snippet-figure, .snippet-graph, .snippet-steps")) {
+    while (next && next.matches(OUTPUT_BOXES)) {
         if (next.matches(".snippet-stdout")) shown += next.querySelector("code").innerText + "\\n";
         next = next.nextElementSibling;
     }
@@ -115,7 +118,7 @@ REVEAL_AND_READ = """async b => {
     button.scrollIntoView({block: 'center', behavior: 'instant'});
     const r = button.getBoundingClientRect();
     return [b.querySelector("code").textContent, shown, b.dataset.copy, r.x + r.width / 2, r.y + r.height / 2];
-}""".replace("COPY_BUTTON", repr(COPY_BUTTON))
+}""".replace("COPY_BUTTON", repr(COPY_BUTTON)).replace("OUTPUT_BOXES", repr(OUTPUT_BOXES))
 
 # REVEAL_AND_READ and a click on each block's copy button, in the page: [code, what the click
 # copied, shown, the copy written, what lies over the button's middle ("" where the button is on

@@ -26,9 +26,9 @@ import yaml
 from bs4 import BeautifulSoup
 from mkdocs.config import load_config
 
+from snippet_engine import kinds
 from snippet_engine.chapter import included, line_range
 from snippet_engine.kinds.graph import GRAPH
-from snippet_engine.kinds.steps import STEPS
 from snippet_engine.kinds.warning import WARNING
 from snippet_engine.runner import Runner, SnippetError
 from snippet_engine.shapes import Settings
@@ -192,16 +192,9 @@ def runner():
 
 
 def kind(output):
-    """stdout, stderr, warning, graph, steps, figure, or text (what display() shows of an object
-    with no picture), as render.py tells them apart."""
-    data = output.get("data", {})
-    if output["output_type"] == "stream":
-        return output["name"]
-    for name, mime in [("warning", WARNING), ("graph", GRAPH), ("steps", STEPS), ("figure", "image/svg+xml"),
-                       ("text", "text/plain")]:
-        if mime in data:
-            return name
-    raise ValueError(f"an output of no kind the tests know: {sorted(data)}")
+    """The name of the kind that shows the output (kinds.KINDS: warning, steps, graph, figure,
+    text), and of a stream's text, its stream's: stdout or stderr."""
+    return output["name"] if output["output_type"] == "stream" else kinds.kind_of(output).name
 
 
 def normalised(text):

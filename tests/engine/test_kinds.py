@@ -117,7 +117,7 @@ def test_a_new_kind_is_one_kind_in_the_registry_that_the_engine_asks(monkeypatch
 
     MIME = "application/x-loud"
     entered = []
-    loud = Kind("loud", lambda out: MIME in out.get("data", {}), lambda out, site, block: "<b>LOUD</b>",
+    loud = Kind("loud", lambda out: MIME in out.get("data", {}), lambda out, site, block: "<b>LOUD</b>", "loud",
                 notebook=lambda out: {**out, "data": {"text/plain": "loud"}}, tool="say",
                 printed=lambda page: page.replace("<b>", "<i>"), words=frozenset({"loudly"}),
                 around=lambda path: contextlib.nullcontext(entered.append(path)), numbered=True)

@@ -24,7 +24,7 @@ from snippet_engine.notebooks import SHOW_BACKWARD, WATCH_FORWARD
 from snippet_engine.runner import SnippetError
 
 copy_size = script(ROOT / "bench" / "copy_size.py")
-OUTPUTS = ("snippet-output", "snippet-warning", "snippet-figure", "snippet-graph", "snippet-steps")
+BOXES = {kind.box: kind.name for kind in kinds.KINDS}  # the class of what a kind shows under a block: its name
 WARNING_LINE = re.compile(r"^[A-Z]\w*Warning: ")  # a line of `warning_line`
 TIMES = re.compile(r" \((twice|(\d+) times)\)$")  # a warning box's title says how often it was raised
 SAME = "The same warning as above: "  # a warning box says so for a warning an earlier box showed in full
@@ -39,20 +39,23 @@ def warning_line(category, message, times=1):
 
 def page_lines(block):
     """What the page shows under a block, as lines to compare: each printed line (stdout and
-    stderr), each warning (`warning_line`), a line for each figure and graph; not a
-    step-through, which the page alone shows (a copy run as a plain program records nothing)."""
+    stderr), each warning (`warning_line`), a line for the output of any other kind (a figure,
+    a graph: `[figure]`); not a step-through, which the page alone shows (a copy run as a plain
+    program records nothing)."""
     lines, sibling = [], block.find_next_sibling()
-    while sibling is not None and set(OUTPUTS) & set(sibling.get("class", [])):
-        classes = sibling["class"]
-        if "snippet-output" in classes:
-            lines += sibling.select_one("code").get_text().split("\n")
-        elif "snippet-warning" in classes:
-            title = sibling.select_one(".admonition-title").get_text()
-            times = TIMES.search(title)
-            count = 1 if not times else 2 if times[1] == "twice" else int(times[2])
-            lines += warning_line(TIMES.sub("", title), sibling.select("p")[1].get_text(), count)
-        elif "snippet-figure" in classes or "snippet-graph" in classes:
-            lines.append("[" + classes[0].removeprefix("snippet-") + "]")
+    while sibling is not None and (shown := [BOXES[c] for c in sibling.get("class", []) if c in BOXES]):
+        match shown[0]:
+            case "text":
+                lines += sibling.select_one("code").get_text().split("\n")
+            case "warning":
+                title = sibling.select_one(".admonition-title").get_text()
+                times = TIMES.search(title)
+                count = 1 if not times else 2 if times[1] == "twice" else int(times[2])
+                lines += warning_line(TIMES.sub("", title), sibling.select("p")[1].get_text(), count)
+            case "steps":
+                pass
+            case name:
+                lines.append(f"[{name}]")
         sibling = sibling.find_next_sibling()
     return lines
 
@@ -66,7 +69,9 @@ def run_lines(outputs):
                 lines += out.get("text", out.get("data", {}).get("text/plain", "")).rstrip().split("\n")
             case "warning":
                 lines += warning_line(**out["data"][WARNING], times=out.get("times", 1))
-            case "figure" | "graph" as name:
+            case "steps":
+                pass
+            case name:
                 lines.append(f"[{name}]")
     return lines
 

@@ -62,9 +62,9 @@ def render(out: dict[str, Any], site: Any, block: Any) -> str:
     else:
         png = base64.b64decode(data["image/png"])
         url, (width, height) = asset(site, png, ".png"), struct.unpack(">II", png[16:24])  # the header's size
-    return (f'<figure class="snippet-figure"><a class="snippet-figure__open" href="{url}">'
+    return (f'<figure class="{KIND.box}"><a class="snippet-figure__open" href="{url}">'
             f'<img src="{url}" alt="{escaped(data.get("text/plain", "Figure"))}"{size(width, height)} loading="lazy">'
             "<span>Open full size</span></a></figure>")
 
 
-KIND = Kind("figure", matches, render, hooks="matplotlib.pyplot", capture=capture, displayed=displayed)
+KIND = Kind("figure", matches, render, "snippet-figure", hooks="matplotlib.pyplot", capture=capture, displayed=displayed)

@@ -86,7 +86,7 @@ def render(out: dict[str, Any], site: Any, block: Any) -> str:
     graph = out["data"][GRAPH]
     svg = out["data"]["image/svg+xml"]
     url, width, height = svg_file(svg, site, safe_svg(svg).encode())
-    return (f'<figure class="snippet-graph"><a class="snippet-graph__open" href="{url}">'
+    return (f'<figure class="{KIND.box}"><a class="snippet-graph__open" href="{url}">'
             f'<img src="{url}" alt="Computation graph with {len(graph["nodes"])} nodes"'
             f'{size(width, height)} loading="lazy"><span>Open full size</span></a>'
             f'<details class="snippet-graph__text"><summary>This graph as text</summary>'
@@ -99,4 +99,4 @@ def nested_list(items: list[dict[str, Any]]) -> str:
                             "</li>" for i in items) + "</ul>"
 
 
-KIND = Kind("graph", matches, render, hooks="graphviz", capture=capture, mime=GRAPH, tool="dot", written_by="render")
+KIND = Kind("graph", matches, render, "snippet-graph", hooks="graphviz", capture=capture, mime=GRAPH, tool="dot", written_by="render")

@@ -34,6 +34,7 @@ class Kind:
     name: str
     matches: Callable[[Output], bool]
     render: Callable[[Output, Site, Lines | None], str]  # its HTML under a block (`outputs_html`)
+    box: str  # the class of the element `render` writes: what a page shows under a block is these boxes
     # Capture, in the process that runs a snippet: `capture(capture, module)` hooks the module
     # named `hooks` once the snippet imports it, and adds outputs with `capture.add` (capture.py).
     hooks: str | None = None

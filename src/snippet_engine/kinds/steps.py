@@ -79,5 +79,6 @@ def printed(page: str) -> str:
     return re.sub(r'<script src="[^"]*steps\.js"[^>]*></script>', "", page)
 
 
-KIND = Kind("steps", matches, render, mime=STEPS, displays=displays, displayed=displayed, notebook=notebook,
+# Its box, "snippet-steps", is the figure autograd_steps.view writes.
+KIND = Kind("steps", matches, render, "snippet-steps", mime=STEPS, displays=displays, displayed=displayed, notebook=notebook,
             printed=printed, assets=ASSETS, words=frozenset({"step-through"}), around=around, numbered=True)

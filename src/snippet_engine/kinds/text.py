@@ -39,8 +39,8 @@ def render(out: dict[str, Any], site: Any, block: Any) -> str:
     name = out.get("name", "stdout")
     title = "Output" if name == "stdout" else "Printed to stderr"
     text = out["text"] if "text" in out else out["data"]["text/plain"]
-    return (f'<div class="highlight snippet-output snippet-{name}"><span class="filename">{title}</span>'
+    return (f'<div class="highlight {KIND.box} snippet-{name}"><span class="filename">{title}</span>'
             f'<pre><code>{lines_html(text.rstrip())}</code></pre></div>')
 
 
-KIND = Kind("text", matches, render, joined=joined)
+KIND = Kind("text", matches, render, "snippet-output", joined=joined)

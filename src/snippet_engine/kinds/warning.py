@@ -44,8 +44,8 @@ def render(out: dict[str, Any], site: Any, block: Any) -> str:
     else:  # its lines after the first (a traceback) as printed
         message, _, rest = message.partition("\n")
     listing = f'<pre class="snippet-printed">{escaped(rest)}</pre>' if rest.strip() else ""
-    return (f'<div class="admonition warning snippet-warning"><p class="admonition-title">'
+    return (f'<div class="admonition warning {KIND.box}"><p class="admonition-title">'
             f'{escaped(warning["category"])}{times}</p><p>{escaped(message)}</p>{listing}</div>')
 
 
-KIND = Kind("warning", matches, render, hooks="warnings", capture=capture, mime=WARNING, joined=joined)
+KIND = Kind("warning", matches, render, "snippet-warning", hooks="warnings", capture=capture, mime=WARNING, joined=joined)
