@@ -17,7 +17,7 @@ import yaml
 from conftest import STEP_THROUGH, mkdocs, sharing, snippet
 
 from autograd_steps.recording import MAX_NODES
-from snippet_engine import cache_file
+from snippet_engine import cache_file, kinds
 from snippet_engine.kinds import outputs_html
 from snippet_engine.pages import PageHtml
 from snippet_engine.render import safe_svg
@@ -220,6 +220,35 @@ display(Picture("<svg><g></svg>"))
     (svg,) = assets.values()
     assert '<img src="../assets/snippet-outputs/' in page
     assert b"alert" not in svg and b"onload" not in svg and b'<rect id="r" width="5" height="5"' in svg
+
+
+def test_a_notebook_holds_what_the_page_shows_of_a_display_an_svg_without_scripts_and_no_html(engine, tmp_path):
+    """display() of an object whose SVG and HTML carry scripts: the page shows the SVG without
+    them (above) and the object's text, not its HTML; the notebook's cell holds the same."""
+    path = snippet(tmp_path, "shown.py", """\
+class Shown:
+    def _repr_svg_(self):
+        return '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script><rect width="5"/></svg>'
+
+
+class Widget:
+    def _repr_html_(self):
+        return "<b>widget</b><script>alert(3)</script>"
+
+    def __repr__(self):
+        return "Widget()"
+
+
+display(Shown())
+display(Widget())
+""")
+    result = engine.run(path)
+    assert result.error is None, result.error
+    picture, widget = (kinds.notebook_output(out) for out in result.select())
+    assert "alert" not in picture["data"]["image/svg+xml"] and "<rect" in picture["data"]["image/svg+xml"]
+    assert widget["data"] == {"text/plain": "Widget()"}
+    page = outputs_html(result.select(), PageHtml("page/", {}))
+    assert "widget</b>" not in page and "Widget()" in page and "alert(3)" not in page
 
 
 # Scripts an SVG can carry besides <script> and on* handlers: animation elements that set a

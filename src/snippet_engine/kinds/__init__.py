@@ -18,6 +18,7 @@ from typing import Any
 
 from snippet_engine.kinds import figure, graph, steps, text, warning
 from snippet_engine.kinds.kind import Kind, Lines, Output, Site
+from snippet_engine.render import safe_svg
 
 KINDS = [warning.KIND, steps.KIND, graph.KIND, figure.KIND, text.KIND]
 
@@ -126,9 +127,17 @@ def numbered(options: Collection[str]) -> bool:
 
 
 def notebook_output(out: Output) -> Output:
-    """An output as a .ipynb holds it."""
+    """An output as a .ipynb holds it: its kind's way, or what the page shows of it: an SVG
+    without its scripts (`render.safe_svg`), and not the HTML that an object's `_repr_html_` gave
+    display(), which the page does not show (its scripts would run in the reader's notebook)."""
     kind = kind_of(out)
-    return kind.notebook(out) if kind.notebook else out
+    if kind.notebook:
+        return kind.notebook(out)
+    if "data" not in out:
+        return out
+    data = {mime: safe_svg(value) if mime == "image/svg+xml" else value
+            for mime, value in out["data"].items() if mime != "text/html"}
+    return {**out, "data": data}
 
 
 def tools(outputs: Iterable[Output]) -> set[str]:
