@@ -55,6 +55,7 @@ from snippet_engine import api_links, kinds, pages
 from snippet_engine.build import BUNDLE, Build
 from snippet_engine.chapter import parse
 from snippet_engine.releases import ReleaseCheck
+from snippet_engine.render import printable
 from snippet_engine.runner import Runner
 from snippet_engine.shapes import Settings
 from snippet_engine.system_tools import check_dot
@@ -294,7 +295,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             self.runner.warm()  # the next edit's snippet finds the workers ready
         failures = self.build.failures
         if failures and not self.serving:
-            listed = "\n".join(f"  {message.splitlines()[0]}" for message in failures.values())
+            listed = "\n".join(f"  {printable(message.splitlines()[0])}" for message in failures.values())
             raise PluginError(f"{len(failures)} snippet failure(s), each shown above in full:\n{listed}")
 
 

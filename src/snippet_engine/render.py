@@ -16,10 +16,15 @@ ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", XLINK_NS)
 
 
-def escaped(text: str) -> str:
-    """Text as HTML, its control characters shown as Python writes them (\\x07, \\u202e): a terminal
+def printable(text: str) -> str:
+    """Text with its control characters shown as Python writes them (\\x07, \\u202e): a terminal
     acts on them, a page would hide them, break, or show the text around them reordered."""
-    return html.escape(CONTROL.sub(lambda m: repr(m[0])[1:-1], text))
+    return CONTROL.sub(lambda m: repr(m[0])[1:-1], text)
+
+
+def escaped(text: str) -> str:
+    """Text as HTML, `printable`."""
+    return html.escape(printable(text))
 
 
 def svg_size(svg: str) -> tuple[int | None, int | None]:

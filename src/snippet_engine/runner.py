@@ -43,6 +43,18 @@ from snippet_engine.cache_file import CacheFolder, code_digest, entry_key, sourc
 from snippet_engine.shapes import Failure, LineOutput, Reply, Request, Settings, failure
 
 log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build log shows it
+
+
+class Printable(logging.Filter):
+    """The engine's log lines as text a terminal shows as it is (`render.printable`): a snippet's
+    message in one cannot move the cursor, clear the screen or reorder the text around it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = render.printable(record.getMessage()), ()
+        return True
+
+
+log.addFilter(Printable())
 # The variables of the build's environment that a snippet gets, when set: where programs and
 # libraries are, the user and their home, language and time zone, the terminal, the GPUs to
 # use, the threads of torch's pools, and where torch.compile keeps its cache. Nothing else (a

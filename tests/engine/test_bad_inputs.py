@@ -606,3 +606,15 @@ def test_a_snippet_may_change_no_file_of_the_project_outside_the_folder_it_runs_
     result = engine.run(snippet(tmp_path, "own.py", own))
     assert result.error is None and result.stdout == "own\n", result.error
     assert list((tmp_path / "snippets" / "__pycache__").glob("helper.*.pyc")), "the import system wrote its cache"
+
+
+def test_a_snippets_message_reaches_the_build_log_with_its_control_characters_shown(project):
+    """A failure whose message holds a right-to-left override, an escape that clears the screen
+    and a bell: the log, and the list of failures the build ends with, show them as Python
+    writes them, as the page does; a terminal reading the log acts on none of them."""
+    project.write("snippets/spoof.py", 'raise ValueError("safe\\u202etxt.exe \\x1b[2J\\x07done")\n')
+    project.write("docs/index.md", "# Page\n\n```python\n--8<-- \"spoof.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0
+    assert done.stderr.count(r"ValueError: safe\u202etxt.exe \x1b[2J\x07done") >= 2, done.stderr
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", done.stderr), done.stderr
