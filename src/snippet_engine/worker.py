@@ -36,6 +36,7 @@ failure; one that comes after the run ended is ignored.
 The worker exits when its stdin closes, killing a running child first.
 """
 
+import ast
 import atexit
 import contextlib
 import ctypes
@@ -240,12 +241,28 @@ def still_running(timeout: float, path: str) -> Failure:
 
 def outcome(raised: BaseException | None, path: str, root: str) -> Failure | None:
     """The error of the exception the snippet's code ended with, if any: a SystemExit whose
-    status is 0 or None is none."""
+    status is 0 or None is none, unless it ended the snippet early (`ended_early`)."""
     if isinstance(raised, SystemExit):
         if raised.code in (None, 0):
-            return None
+            return ended_early(raised, path)
         return exit_error(raised.code) if isinstance(raised.code, int) else error_report(raised, path, root)
     return None if raised is None else error_report(raised, path, root)
+
+
+def ended_early(raised: SystemExit, path: str) -> Failure | None:
+    """A failure for a successful sys.exit() raised before the snippet's last top-level statement:
+    the code after it never runs, and the blocks that show that code would show nothing."""
+    frames = [frame.lineno for frame in traceback.extract_tb(raised.__traceback__) if frame.filename == path]
+    try:
+        with open(path, "rb") as f:
+            last = ast.parse(f.read()).body[-1]
+    except (OSError, SyntaxError, ValueError, IndexError):  # python -c code, or a file gone
+        return None
+    line = frames[0] if frames else None
+    if line is None or last.lineno <= line <= (last.end_lineno or last.lineno):
+        return None
+    return failure("SystemExit", f"sys.exit() at line {line} ended the snippet before its last statement (line "
+                   f"{last.lineno}): the code after it never ran, and the blocks that show it would show nothing", line)
 
 
 def at_exit() -> None:
