@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any, TypedDict, cast
 
 import autograd_steps
-from snippet_engine import capture, kinds, render
+import snippet_engine
+from snippet_engine import capture, kinds, render, shapes
 from snippet_engine import worker as snippet_worker
 from snippet_engine.cache_file import CacheFolder, code_digest, entry_key, source
 from snippet_engine.shapes import Failure, LineOutput, Reply, Request, Settings, failure
@@ -62,9 +63,11 @@ log.addFilter(Printable())
 # run's key (`Runner.result_key`), and a worker started with other values is started again.
 ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "LD_LIBRARY_PATH",
                "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OMP_WAIT_POLICY", "TORCHINDUCTOR_CACHE_DIR")
-# The code that runs a snippet and captures its outputs: the worker's side, not the page's (the
-# viewer's view.py and assets, the pages, KaTeX), whose edits re-render pages and re-run nothing.
-RUNS = (*map(source, (snippet_worker, capture, kinds, render)),
+# The code that runs a snippet and captures its outputs, every module of the project that the
+# worker and a snippet's child import (tests/engine/test_page_cache.py checks it): the worker's
+# side, not the page's (the viewer's view.py and assets, the pages, KaTeX), whose edits re-render
+# pages and re-run nothing.
+RUNS = (*map(source, (snippet_worker, capture, kinds, render, shapes)), Path(snippet_engine.__file__),
         *(Path(autograd_steps.__file__).with_name(name) for name in ("__init__.py", "recording.py", "layout.py")))
 
 

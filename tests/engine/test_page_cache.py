@@ -1,9 +1,12 @@
 """page_cache.py in-process: rendered HTML kept by content, and what makes an entry a miss."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from mkdocs.structure.toc import get_toc
 
 from snippet_engine import cache_file, katex, page_cache, runner
@@ -38,39 +41,62 @@ def test_the_key_changes_with_the_content_the_renderer_and_the_engine(monkeypatc
     monkeypatch.setattr(page_cache, "renderer", lambda: {**versions, "markdown": "9"})
     assert made_key("a") != before
     monkeypatch.undo()
-    edited(monkeypatch, "pages.py")
+    edited(monkeypatch, "snippet_engine/pages.py")
     assert made_key("a") != before
 
 
 def edited(monkeypatch, name):
-    """The engine's file `name` read as if it were edited."""
-    read = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda path: read(path) + b"# edited\n" * (path.name == name))
+    """The file of src/ `name` read as if it were edited."""
+    read, edited = Path.read_bytes, (SRC / name).resolve()
+    monkeypatch.setattr(Path, "read_bytes", lambda path: read(path) + b"# edited\n" * (path.resolve() == edited))
     cache_file.code_digest.cache_clear()
 
 
-@pytest.mark.parametrize("name, snippets_run_again, pages_render_again, formulas_typeset_again", [
-    ("plugin.py", False, True, False), ("katex.py", False, False, True), ("katex_render.mjs", False, False, True),
-    ("worker.py", True, True, False), ("capture.py", True, True, False), ("figure.py", True, True, False),
-    ("recording.py", True, True, False), ("layout.py", True, True, False), ("view.py", False, True, False),
-    ("__init__.py", True, True, False),
-    ("steps.css", False, True, False), ("steps.js", False, True, False), ("notebooks.py", False, True, False)])
-def test_each_cache_is_keyed_by_the_code_that_makes_it(monkeypatch, name, snippets_run_again, pages_render_again,
-                                                       formulas_typeset_again):
+# What an edit of each file of src/ makes again: the runs of snippets where the worker or a
+# snippet's child imports it (it runs them and captures their outputs); the pages for every file
+# of code (they show what the runs give, and the viewer); the formulas for KaTeX's code alone.
+SRC = ROOT / "src"
+FILES = sorted(p.relative_to(SRC).as_posix() for p in SRC.rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts and not p.parts[len(SRC.parts)].endswith(".egg-info"))
+RUN_SIDE = {"snippet_engine/__init__.py", "snippet_engine/worker.py", "snippet_engine/capture.py",
+            "snippet_engine/render.py", "snippet_engine/shapes.py", "autograd_steps/__init__.py",
+            "autograd_steps/recording.py", "autograd_steps/layout.py"}
+FORMULAS = {"snippet_engine/katex.py", "snippet_engine/katex_render.mjs"}
+PROSE = {"snippet_engine/DESIGN.md"}  # it makes nothing
+
+
+def test_the_files_of_src_are_the_engine_and_the_step_through_package():
+    assert len(FILES) > 40 and {"snippet_engine/worker.py", "autograd_steps/assets/steps.js"} <= set(FILES)
+    assert RUN_SIDE | FORMULAS | PROSE <= set(FILES)
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_each_cache_is_keyed_by_the_code_that_makes_it(monkeypatch, name):
     """A run's result by the worker's side of the code (a kind's part in it too); a page's parts
     by the engine and the viewer; the formulas by KaTeX's code: an edit of the viewer's page side
     (view.py, its script and styles) re-renders pages and re-runs no snippet, one of katex.py
-    typesets the formulas again and re-renders nothing else."""
+    typesets the formulas again and re-renders nothing else. Every file of src/, each in turn."""
     def keys():
         return runner.fingerprint.__wrapped__()["engine"], made_key("page"), katex.formulas_key("0.16")
 
     cache_file.code_digest.cache_clear()
     before = keys()
     edited(monkeypatch, name)
-    assert tuple(a != b for a, b in zip(keys(), before)) == (snippets_run_again, pages_render_again,
-                                                             formulas_typeset_again)
+    runs = name in RUN_SIDE or name.startswith("snippet_engine/kinds/")
+    assert tuple(a != b for a, b in zip(keys(), before)) == (runs, name not in FORMULAS | PROSE, name in FORMULAS)
     monkeypatch.undo()
     cache_file.code_digest.cache_clear()
+
+
+def test_a_runs_key_holds_every_module_of_the_project_the_worker_and_a_snippets_child_import():
+    """The worker, and a step-through snippet's child (the recorder): each project module they
+    import is in the key of every run (runner.RUNS), so that an edit of it runs the snippets again."""
+    code = ("import sys, snippet_engine.worker, autograd_steps.recording\n"
+            "print('\\n'.join(m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    imported = {Path(f).resolve() for f in done.stdout.split("\n") if f and Path(f).resolve().is_relative_to(SRC.resolve())}
+    keyed = {f.resolve() for path in runner.RUNS for f in (path.rglob("*.py") if path.is_dir() else [path])}
+    assert len(imported) > 10 and imported <= keyed, sorted(map(str, imported - keyed))
 
 
 def test_prune_keeps_what_this_build_used(tmp_path):
