@@ -35,7 +35,7 @@ from urllib.parse import unquote
 from mkdocs.structure.files import File
 
 from snippet_engine import kinds
-from snippet_engine.plugin import pages_of
+from snippet_engine.nav import pages_of
 
 ARTICLE = re.compile(r'(<article class="md-content__inner md-typeset">)(.*?)(</article>)', re.S)
 URL = re.compile(r'\b(href|src)="(?![a-z]+:|#|/)([^"]*)"')

@@ -54,13 +54,6 @@ INDEX_PAGES = ["index", "notebooks", "errors"]
 CHAPTERS = sorted(p.stem for p in (ROOT / "docs").glob("*.md") if p.stem not in INDEX_PAGES)
 
 
-def nav_pages(items):
-    """The pages of mkdocs.yml's nav (or of a section of it), in order."""
-    for item in items:
-        value = next(iter(item.values())) if isinstance(item, dict) else item
-        yield from nav_pages(value) if isinstance(value, list) else [value]
-
-
 STEP_THROUGH = frozenset({"step-through"})  # the options of a step-through block
 
 

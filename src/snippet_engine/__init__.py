@@ -3,6 +3,8 @@
 Modules, one concern each:
 
 - plugin.py      the MkDocs plugin: typed settings, MkDocs's events; owns the runner
+- material.py    what Material does to a page in the browser (copy buttons), done at build time
+- nav.py         the nav's pages in reading order, and the notebooks' pages listed in it
 - build.py       one build: the chapters, their snippets run, failures, the files it adds
 - pages.py       a chapter's page and its notebook's page, and the one way HTML goes into them
 - chapter.py     a chapter parsed once: prose and the snippets its code blocks include

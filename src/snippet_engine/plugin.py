@@ -24,7 +24,6 @@ MkDocs keeps a plugin across serve rebuilds, and `on_shutdown` stops it.
 import atexit
 import html
 import importlib.util
-import itertools
 import logging
 import os
 import re
@@ -54,6 +53,8 @@ import autograd_steps
 from snippet_engine import api_links, kinds, pages
 from snippet_engine.build import BUNDLE, Build
 from snippet_engine.chapter import parse
+from snippet_engine.material import with_copy_buttons
+from snippet_engine.nav import list_notebooks, pages_of
 from snippet_engine.releases import ReleaseCheck
 from snippet_engine.render import printable
 from snippet_engine.runner import Runner
@@ -68,8 +69,7 @@ RELEASES = "<!-- snippets: release check -->"  # what `make release-check` found
 BUNDLE_LINK = "<!-- snippets: examples -->"
 NOTEBOOK_LIST = "<!-- snippets: notebooks -->"  # every chapter's notebook, with its download
 TITLE = re.compile(r'<span class="filename">([^<]+)</span>')
-# A code block as Material finds it (`pre:not(.mermaid) > code`), with its line spans if it has them.
-CODE_BLOCK = re.compile(r'(<pre(?![^>]*\bmermaid\b)[^>]*>(?:<span></span>)?)<code>(?=(<span id="__span)?)')
+
 
 
 class AtLeast(c.Type[int]):
@@ -299,26 +299,6 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             raise PluginError(f"{len(failures)} snippet failure(s), each shown above in full:\n{listed}")
 
 
-def with_copy_buttons(page: str) -> str:
-    """Every code block's copy button, written as Material's `content.code.copy` would add it.
-
-    Material adds the button in the browser, block after block, reading each block's
-    size after changing it: on a page of 50 code blocks that lays the whole page out 50
-    times and blocks a phone for seconds. Written here, with the class Material adds to
-    a block of line spans, Material's code blocks find nothing to change, and its
-    clipboard (which listens on the whole document) copies the block's `data-copy`."""
-    count = itertools.count(1)
-
-    def button(m: re.Match[str]) -> str:
-        n = next(count)
-        lines = ' class="md-code__content"' if m[2] else ""
-        return (f'{m[1]}<nav class="md-code__nav"><button class="md-code__button" title="Copy to clipboard" '
-                f'data-clipboard-target="#__copy_{n}" data-md-type="copy"></button></nav>'
-                f'<code id="__copy_{n}"{lines}>')
-
-    return CODE_BLOCK.sub(button, page)
-
-
 def stop(signum: int, frame: object) -> None:
     """SIGTERM stops MkDocs as Ctrl-C does, through its `finally`s: `on_shutdown` stops the
     worker, and `mkdocs serve` removes the temporary site it serves. Then the process ends at
@@ -344,27 +324,3 @@ def keep_serving_on_errors() -> None:
 
 def not_counted(record: logging.LogRecord) -> bool:
     return False
-
-
-def pages_of(nav: list[Any] | None) -> list[str]:
-    """The Markdown files of a nav, in reading order."""
-    found: list[str] = []
-    for entry in nav or []:
-        item = next(iter(entry.values())) if isinstance(entry, dict) else entry
-        found.extend(pages_of(item) if isinstance(item, list) else [item])
-    return found
-
-
-def list_notebooks(nav: list[Any] | None, index: str, notebooks: list[tuple[str, str]]) -> None:
-    """Each chapter's notebook page, `(title, src_uri)` in the order of its chapter, in the nav
-    section that holds the notebooks' index page (`index`), after what that section lists; a
-    nav without that page is left as it is."""
-    for entry in nav or []:
-        items = next(iter(entry.values())) if isinstance(entry, dict) else None
-        if not isinstance(items, list):
-            continue
-        if index in [next(iter(i.values())) if isinstance(i, dict) else i for i in items]:
-            listed = pages_of(items)
-            items.extend({title: uri} for title, uri in notebooks if uri not in listed)
-        else:
-            list_notebooks(items, index, notebooks)

@@ -13,9 +13,11 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 import yaml
-from conftest import ROOT, children, kind, nav_pages, script, torch_libraries_holding, warnings_in
+from conftest import ROOT, children, kind, script, torch_libraries_holding, warnings_in
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
+
+from snippet_engine.nav import pages_of
 
 PAGE = (ROOT / "docs" / "distributed.md").read_text()
 TORCH = Path(torch.__file__).parent
@@ -365,7 +367,7 @@ def test_exercise_bucket_order(chapter):
 
 
 def test_the_page_is_in_the_nav_after_the_gpu_chapter_and_on_the_home_page():
-    nav = list(nav_pages(yaml.safe_load((ROOT / "mkdocs.yml").read_text().split("\ntheme:")[0])["nav"]))
+    nav = list(pages_of(yaml.safe_load((ROOT / "mkdocs.yml").read_text().split("\ntheme:")[0])["nav"]))
     assert nav[nav.index("gpu.md") + 1] == "distributed.md"
     home = (ROOT / "docs" / "index.md").read_text()
     assert "| [Running on a GPU](gpu.md) |" in home.split("| [Backward across processes](distributed.md) |")[0]

@@ -14,13 +14,13 @@ import nbformat
 import pytest
 import verified
 import yaml
-from conftest import CHAPTERS, INDEX_PAGES, RECORDED, ROOT, mkdocs, nav_pages, normalised, soup
+from conftest import CHAPTERS, INDEX_PAGES, RECORDED, ROOT, mkdocs, normalised, soup
 from mkdocs.utils import meta
 from nbclient import NotebookClient
 
 from snippet_engine import notebooks, wheel
 from snippet_engine.kinds.steps import STEPS
-from snippet_engine.plugin import list_notebooks
+from snippet_engine.nav import list_notebooks, pages_of
 
 SITE_URL = yaml.safe_load((ROOT / "mkdocs.yml").read_text()).get("site_url")
 NUMBERS = dict(enumerate(["No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"]))
@@ -185,7 +185,7 @@ def test_the_install_cell_says_how_to_install_graphviz_where_graphs_need_it(buil
 
 def test_the_index_lists_every_notebook_in_the_order_of_the_nav(built_site):
     nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
-    chapters = [page.removesuffix(".md") for page in nav_pages(nav)
+    chapters = [page.removesuffix(".md") for page in pages_of(nav)
                 if not page.startswith("notebooks") and page.removesuffix(".md") not in INDEX_PAGES]
     assert sorted(chapters) == CHAPTERS == sorted(p.stem for p in (built_site / "notebooks").glob("*.ipynb"))
     index = built_site / "notebooks" / "index.html"
@@ -254,8 +254,8 @@ def test_the_nav_lists_each_notebook_in_the_order_of_its_chapter(built_site):
     """The engine adds the notebooks' pages to the nav section of the notebooks' index, by file name;
     mkdocs.yml names none of them, and listing them again adds nothing."""
     nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
-    assert not [page for page in nav_pages(nav) if page.startswith("notebooks/")]
-    chapters = [page.removesuffix(".md") for page in nav_pages(nav) if page.removesuffix(".md") in CHAPTERS]
+    assert not [page for page in pages_of(nav) if page.startswith("notebooks/")]
+    chapters = [page.removesuffix(".md") for page in pages_of(nav) if page.removesuffix(".md") in CHAPTERS]
     sidebar = soup(built_site / "notebooks" / "index.html").select(".md-sidebar--primary .md-nav__link")
     listed = [" ".join(link.get_text().split()) for link in sidebar if link.get_text().strip().endswith(".ipynb")]
     assert listed == [f"{chapter}.ipynb" for chapter in chapters]

@@ -8,10 +8,11 @@ import zipfile
 from importlib import metadata
 
 import yaml
-from conftest import CHAPTERS, ROOT, SNIPPETS, nav_pages, pages, soup
+from conftest import CHAPTERS, ROOT, SNIPPETS, pages, soup
 
 from snippet_engine.pages import MARK
 from snippet_engine.shapes import Settings
+from snippet_engine.nav import pages_of
 
 
 def test_every_page_has_typeset_math_and_no_leftovers(built_site):
@@ -49,7 +50,7 @@ def test_reading_straight_through_visits_each_chapter_once(built_site):
     """From the home page, "Next" in the footer walks the chapters and the error pages in nav
     order, then stops (before the notebooks)."""
     nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
-    chapters = [page for page in nav_pages(nav) if not page.startswith("notebooks")]
+    chapters = [page for page in pages_of(nav) if not page.startswith("notebooks")]
     page, walked = built_site / "index.html", ["index.md"]
     while link := soup(page).select_one("a.md-footer__link--next"):
         page = (page.parent / link["href"]).resolve() / "index.html"

@@ -17,7 +17,9 @@ import pypdfium2
 import pytest
 import yaml
 from browsing import SHOTS
-from conftest import ROOT, built_once, mkdocs, nav_pages, script, soup
+from conftest import ROOT, built_once, mkdocs, script, soup
+
+from snippet_engine.nav import pages_of
 from pypdf import PdfReader
 
 print_book = script(ROOT / "hooks" / "print_book.py")
@@ -43,7 +45,7 @@ def words(text):
 
 def chapter_titles(site):
     """The nav's pages in the book, in order, and their titles (h1) and sections (h2)."""
-    pages = [p for p in nav_pages(CONFIG["nav"]) if p != "index.md" and not p.startswith("notebooks")]
+    pages = [p for p in pages_of(CONFIG["nav"]) if p != "index.md" and not p.startswith("notebooks")]
     built = [soup(site / p[:-3] / "index.html").select_one("article") for p in pages]
     return pages, [words(a.h1.get_text()) for a in built], [[words(h.get_text()) for h in a.select("h2")]
                                                            for a in built]
