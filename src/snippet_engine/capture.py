@@ -96,8 +96,9 @@ class Capture:
         return outer.f_lineno
 
     def ended(self) -> None:
-        """The snippet's code has run: what it prints later (its exit functions) goes under
-        the line of its last output."""
+        """The snippet's code has run: what it prints later (its exit functions, its threads)
+        goes under the line of the snippet's code that runs then, found on the stack, or where
+        none of it does, under the line of its last output."""
         self.module = None
 
     def add(self, output: dict[str, Any]) -> None:

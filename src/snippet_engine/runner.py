@@ -47,11 +47,12 @@ log = logging.getLogger("mkdocs.plugins.snippets")  # under "mkdocs": the build 
 
 
 class Printable(logging.Filter):
-    """The engine's log lines as text a terminal shows as it is (`render.printable`): a snippet's
-    message in one cannot move the cursor, clear the screen or reorder the text around it."""
+    """The engine's log lines as text a terminal shows as it is (`render.printable`, and a
+    carriage return as `\\r`): a snippet's message in one cannot move the cursor, clear the
+    screen, write over its line or reorder the text around it."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.msg, record.args = render.printable(record.getMessage()), ()
+        record.msg, record.args = render.printable(record.getMessage()).replace("\r", "\\r"), ()
         return True
 
 

@@ -87,7 +87,8 @@ IMPORT_SYSTEM = "<frozen importlib._bootstrap_external>"
 WRITING = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC  # the flags of an open() that changes a file
 # The audit events that change the file system, and where each has the paths it changes.
 CHANGES = {"os.remove": (0,), "os.rename": (0, 1), "os.rmdir": (0,), "os.mkdir": (0,), "os.truncate": (0,),
-           "shutil.rmtree": (0,), "os.symlink": (1,), "os.link": (1,), "os.chmod": (0,)}
+           "shutil.rmtree": (0,), "os.symlink": (1,), "os.link": (1,), "os.chmod": (0,), "os.chown": (0,),
+           "os.utime": (0,), "os.setxattr": (0,), "os.removexattr": (0,), "sqlite3.connect": (0,)}
 REFUSED = "a snippet may change no file of the project outside the folder it runs in"
 STDLIB = (sysconfig.get_paths()["stdlib"] + os.sep, "<frozen ")
 
@@ -102,7 +103,10 @@ class Watch:
 
     def __init__(self, root: str, workdir: str, private: str) -> None:
         self.root, self.workdir, self.seen = root, workdir, os.path.join(private, "seen")
-        self.own = (workdir + os.sep, private + os.sep)  # the folders the run may change: where it runs, its temporary files
+        # The folders the run may change, as the system names them (no link in the way): where it
+        # runs, its temporary files, torch.compile's cache (in MkDocs's temporary folder).
+        self.own = [os.path.realpath(folder) for folder in (workdir, private, os.environ.get("TORCHINDUCTOR_CACHE_DIR"))
+                    if folder]
         self.reads: set[str] = set()
         self.programs: set[str] = set()
         self.changed: set[str] = set()
@@ -143,12 +147,12 @@ class Watch:
         noted, so that a snippet that catches the PermissionError fails all the same."""
         if not isinstance(name, (str, bytes, os.PathLike)):
             return  # a file descriptor
-        path = os.path.abspath(os.fsdecode(name))
-        if not is_local(path, self.root) or path.startswith(self.own) \
-                or sys._getframe(2).f_code.co_filename == IMPORT_SYSTEM:
+        path = os.path.realpath(os.fsdecode(name))
+        if not is_local(path, os.path.realpath(self.root)) or sys._getframe(2).f_code.co_filename == IMPORT_SYSTEM \
+                or any(path == folder or path.startswith(folder + os.sep) for folder in self.own):
             return
         self.note("w", path)
-        raise PermissionError(errno.EACCES, REFUSED, os.path.relpath(path, self.root))
+        raise PermissionError(errno.EACCES, REFUSED, os.path.relpath(path, os.path.realpath(self.root)))
 
     def note(self, kind: str, name: str) -> None:
         if os.getpid() == self.pid:
@@ -166,12 +170,13 @@ class Watch:
                 self.noted(entry[0]).add(entry[1:])
 
     def refused(self) -> Failure | None:
-        """The failure of a snippet that tried to change project files and went on."""
+        """The failure of a snippet that tried to change project files, whose code went on past
+        the refusal (it caught the error, or a library did)."""
         if not self.changed:
             return None
-        names = ", ".join(sorted(os.path.relpath(path, self.root) for path in self.changed))
-        return failure("PermissionError", f"{REFUSED}: it tried to change {names} (refused), caught the error "
-                                          "and went on")
+        names = ", ".join(sorted(os.path.relpath(path, os.path.realpath(self.root)) for path in self.changed))
+        return failure("PermissionError", f"{REFUSED}: it tried to change {names} (refused), and went on past the "
+                                          "error")
 
 
 def program(event: str, args: tuple[Any, ...]) -> str:
@@ -258,11 +263,11 @@ def ended_early(raised: SystemExit, path: str) -> Failure | None:
             last = ast.parse(f.read()).body[-1]
     except (OSError, SyntaxError, ValueError, IndexError):  # python -c code, or a file gone
         return None
-    line = frames[0] if frames else None
-    if line is None or last.lineno <= line <= (last.end_lineno or last.lineno):
+    line, first = frames[0] if frames else None, min([last.lineno] + [d.lineno for d in getattr(last, "decorator_list", [])])
+    if line is None or first <= line <= (last.end_lineno or last.lineno):
         return None
     return failure("SystemExit", f"sys.exit() at line {line} ended the snippet before its last statement (line "
-                   f"{last.lineno}): the code after it never ran, and the blocks that show it would show nothing", line)
+                   f"{first}): the code after it never ran, and the blocks that show it would show nothing", line)
 
 
 def at_exit() -> None:

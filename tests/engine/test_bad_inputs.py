@@ -228,7 +228,8 @@ def test_a_notebook_holds_what_the_page_shows_of_a_display_an_svg_without_script
     path = snippet(tmp_path, "shown.py", """\
 class Shown:
     def _repr_svg_(self):
-        return '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script><rect width="5"/></svg>'
+        return ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" onload="alert(1)">'
+                '<script>alert(2)</script><defs><path id="marker" d="M0 0h5"/></defs><use xlink:href="#marker"/></svg>')
 
 
 class Widget:
@@ -245,7 +246,8 @@ display(Widget())
     result = engine.run(path)
     assert result.error is None, result.error
     picture, widget = (kinds.notebook_output(out) for out in result.select())
-    assert "alert" not in picture["data"]["image/svg+xml"] and "<rect" in picture["data"]["image/svg+xml"]
+    svg = picture["data"]["image/svg+xml"]
+    assert "alert" not in svg and 'id="marker"' in svg and '"#marker"' in svg, "a marker's id is kept for its uses"
     assert widget["data"] == {"text/plain": "Widget()"}
     page = outputs_html(result.select(), PageHtml("page/", {}))
     assert "widget</b>" not in page and "Widget()" in page and "alert(3)" not in page
@@ -589,6 +591,8 @@ def test_a_snippet_may_change_no_file_of_the_project_outside_the_folder_it_runs_
         "delete": ("(ROOT / 'docs' / 'a.md').unlink()", "docs/a.md"),
         "rename": ("(ROOT / 'docs' / 'a.md').rename(ROOT / 'docs' / 'c.md')", "docs/a.md"),
         "remove_tree": ("import shutil\nshutil.rmtree(ROOT / 'docs')", "docs"),
+        "touch": ("import os\nos.utime(ROOT / 'docs' / 'a.md', (0, 0))", "docs/a.md"),
+        "database": ("import sqlite3\nsqlite3.connect(ROOT / 'docs' / 'data.db')", "docs/data.db"),
     }
     for name, (code, changed) in attempts.items():
         result = engine.run(snippet(tmp_path, f"{name}.py", root + code + "\n"))
@@ -598,7 +602,7 @@ def test_a_snippet_may_change_no_file_of_the_project_outside_the_folder_it_runs_
     caught = root + "try:\n    (ROOT / 'mkdocs.yml').write_text('x')\nexcept OSError:\n    pass\nprint('went on')\n"
     result = engine.run(snippet(tmp_path, "caught.py", caught))
     assert result.stdout == "went on\n" and result.error["type"] == "PermissionError"
-    assert result.error["message"] == f"{REFUSED}: it tried to change mkdocs.yml (refused), caught the error and went on"
+    assert result.error["message"] == f"{REFUSED}: it tried to change mkdocs.yml (refused), and went on past the error"
     assert page.read_text() == "# A\n" and config.read_text() == "site_name: A\n"
     assert sorted(p.name for p in (tmp_path / "docs").iterdir()) == ["a.md"]
     snippet(tmp_path, "helper.py", "WORD = 'own'\n")
@@ -606,15 +610,22 @@ def test_a_snippet_may_change_no_file_of_the_project_outside_the_folder_it_runs_
     result = engine.run(snippet(tmp_path, "own.py", own))
     assert result.error is None and result.stdout == "own\n", result.error
     assert list((tmp_path / "snippets" / "__pycache__").glob("helper.*.pyc")), "the import system wrote its cache"
+    # Run in its own folder, in the project (`cd snippets && python in_place.py`): that folder is its own.
+    in_place = "from pathlib import Path\nout = Path('model.txt')\nout.parent.mkdir(parents=True, exist_ok=True)\n" \
+               "out.write_text('saved')\nprint(out.read_text())\n"
+    result = engine.run_in_place(snippet(tmp_path, "in_place.py", in_place))
+    assert result.error is None and result.stdout == "saved\n", result.error
+    assert page.stat().st_mtime > 0
 
 
 def test_a_snippets_message_reaches_the_build_log_with_its_control_characters_shown(project):
     """A failure whose message holds a right-to-left override, an escape that clears the screen
     and a bell: the log, and the list of failures the build ends with, show them as Python
     writes them, as the page does; a terminal reading the log acts on none of them."""
-    project.write("snippets/spoof.py", 'raise ValueError("safe\\u202etxt.exe \\x1b[2J\\x07done")\n')
+    project.write("snippets/spoof.py", 'raise ValueError("safe\\u202etxt.exe \\x1b[2J\\x07done\\rall fine")\n')
     project.write("docs/index.md", "# Page\n\n```python\n--8<-- \"spoof.py\"\n```\n")
     done = mkdocs(project.root, "build", "--strict")
     assert done.returncode != 0
     assert done.stderr.count(r"ValueError: safe\u202etxt.exe \x1b[2J\x07done") >= 2, done.stderr
+    assert r"\x07done\rall fine" in done.stderr, "the log's line is not written over"
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", done.stderr), done.stderr

@@ -142,7 +142,10 @@ def test_a_successful_exit_before_the_last_statement_is_a_failure_at_its_line(en
     last = engine.run(snippet(tmp_path, "last.py", "import sys\n\nprint('all')\nsys.exit()\n"))
     main = engine.run(snippet(tmp_path, "main.py", "import sys\n\n\ndef main():\n    print('main')\n    return 0\n\n\n"
                                                    "if __name__ == '__main__':\n    sys.exit(main())\n"))
+    decorated = engine.run(snippet(tmp_path, "decorated.py", "import sys\n\n\ndef run(main):\n    main()\n    sys.exit(0)\n\n\n"
+                                                             "@run\ndef main():\n    print('decorated')\n"))
     assert (last.error, last.stdout, main.error, main.stdout) == (None, "all\n", None, "main\n")
+    assert (decorated.error, decorated.stdout) == (None, "decorated\n"), "the decorator's line is the statement's"
 
 
 def test_a_hang_is_stopped_with_its_output_and_line_and_a_crash_is_reported(tmp_path, caplog):

@@ -128,14 +128,15 @@ def numbered(options: Collection[str]) -> bool:
 
 def notebook_output(out: Output) -> Output:
     """An output as a .ipynb holds it: its kind's way, or what the page shows of it: an SVG
-    without its scripts (`render.safe_svg`), and not the HTML that an object's `_repr_html_` gave
-    display(), which the page does not show (its scripts would run in the reader's notebook)."""
+    without its scripts, as the page's file of it (`render.safe_svg`, its ids kept: a figure's
+    markers refer to them), and not the HTML that an object's `_repr_html_` gave display(), which
+    the page does not show (its scripts would run in the reader's notebook)."""
     kind = kind_of(out)
     if kind.notebook:
         return kind.notebook(out)
     if "data" not in out:
         return out
-    data = {mime: safe_svg(value) if mime == "image/svg+xml" else value
+    data = {mime: safe_svg(value, inline=False) if mime == "image/svg+xml" else value
             for mime, value in out["data"].items() if mime != "text/html"}
     return {**out, "data": data}
 
