@@ -103,6 +103,7 @@ class Watch:
 
     def __init__(self, root: str, workdir: str, private: str) -> None:
         self.root, self.workdir, self.seen = root, workdir, os.path.join(private, "seen")
+        self.real_root = os.path.realpath(root)  # the project as the system names it, for `change`
         # The folders the run may change, as the system names them (no link in the way): where it
         # runs, its temporary files, torch.compile's cache (in MkDocs's temporary folder).
         self.own = [os.path.realpath(folder) for folder in (workdir, private, os.environ.get("TORCHINDUCTOR_CACHE_DIR"))
@@ -148,11 +149,11 @@ class Watch:
         if not isinstance(name, (str, bytes, os.PathLike)):
             return  # a file descriptor
         path = os.path.realpath(os.fsdecode(name))
-        if not is_local(path, os.path.realpath(self.root)) or sys._getframe(2).f_code.co_filename == IMPORT_SYSTEM \
+        if not is_local(path, self.real_root) or sys._getframe(2).f_code.co_filename == IMPORT_SYSTEM \
                 or any(path == folder or path.startswith(folder + os.sep) for folder in self.own):
             return
         self.note("w", path)
-        raise PermissionError(errno.EACCES, REFUSED, os.path.relpath(path, os.path.realpath(self.root)))
+        raise PermissionError(errno.EACCES, REFUSED, os.path.relpath(path, self.real_root))
 
     def note(self, kind: str, name: str) -> None:
         if os.getpid() == self.pid:
@@ -174,7 +175,7 @@ class Watch:
         the refusal (it caught the error, or a library did)."""
         if not self.changed:
             return None
-        names = ", ".join(sorted(os.path.relpath(path, os.path.realpath(self.root)) for path in self.changed))
+        names = ", ".join(sorted(os.path.relpath(path, self.real_root) for path in self.changed))
         return failure("PermissionError", f"{REFUSED}: it tried to change {names} (refused), and went on past the "
                                           "error")
 
