@@ -8,6 +8,10 @@
   those lines, of the kinds its block shows, so nothing runs twice. The cell holds what a copy of the block
   holds (standalone/): a data file read becomes its values, and the import
   of a helper module goes, its code being in a setup cell;
+- where a snippet leaves one of torch's process-wide settings changed (gradient
+  recording off, print options: torch_settings.py), a cell after its last one sets
+  them back: the page ran each snippet in a fresh process, the notebook runs them
+  all in one kernel;
 - the setup cell, after the introduction, holds the code of the helper modules
   the chapter imports, as much as the chapter uses, their imports merged (one
   per module), and is collapsed (`source_hidden`, folded on the page);
@@ -42,7 +46,7 @@ from urllib.parse import urljoin
 
 import markdown
 
-from snippet_engine import kinds, standalone, wheel
+from snippet_engine import kinds, standalone, torch_settings, wheel
 from snippet_engine.chapter import Chapter, Include
 from snippet_engine.runner import Result
 from snippet_engine.shapes import LineOutput
@@ -87,13 +91,17 @@ def chapter_cells(chapter: Chapter, results: Mapping[Path, Result],
     prose_from = min(heading if heading > 0 else len(chapter.markdown), chapter.blocks[0].start)
     done: dict[Path, int] = {}  # snippet -> its last line in a cell so far
     found, helpers = [markdown_cell(chapter.markdown[:prose_from])], standalone.Inlined()
+    last: Path | None = None  # the snippet of the last code cell
     for block in chapter.blocks:
         found.append(markdown_cell(chapter.markdown[prose_from:block.start]))
         prose_from = block.end
         for include in block.includes:
             if include.is_snippet and not include.problem:
+                if last not in (None, include.path) and results[last].leaves:
+                    found.append(code_cell(torch_settings.restore(results[last].leaves)))
                 found.append(include_cell(include, done, results[include.path], source(include.path), helpers,
                                           block.options))
+                last = include.path
     found.append(markdown_cell(chapter.markdown[prose_from:]))
     cells = [c for c in found if c is not None]
     if helpers.definitions:

@@ -38,7 +38,7 @@ from typing import Any, TypedDict, cast
 
 import autograd_steps
 import snippet_engine
-from snippet_engine import capture, kinds, render, shapes
+from snippet_engine import capture, kinds, render, shapes, torch_settings
 from snippet_engine import worker as snippet_worker
 from snippet_engine.cache_file import CacheFolder, code_digest, entry_key, source
 from snippet_engine.shapes import Failure, LineOutput, Reply, Request, Settings, failure
@@ -68,7 +68,7 @@ ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE",
 # worker and a snippet's child import (tests/engine/test_page_cache.py checks it): the worker's
 # side, not the page's (the viewer's view.py and assets, the pages, KaTeX), whose edits re-render
 # pages and re-run nothing.
-RUNS = (*map(source, (snippet_worker, capture, kinds, render, shapes)), Path(snippet_engine.__file__),
+RUNS = (*map(source, (snippet_worker, capture, kinds, render, shapes, torch_settings)), Path(snippet_engine.__file__),
         *(Path(autograd_steps.__file__).with_name(name) for name in ("__init__.py", "recording.py", "layout.py")))
 
 
@@ -94,6 +94,7 @@ class Result:
     deps: list[Path] = field(default_factory=list)  # the project files it imported or read, the folders it listed
     programs: list[str] = field(default_factory=list)  # how it started other programs, whose reads are unknown
     source: str | None = None  # the digest of the code that ran (sha256)
+    leaves: list[str] = field(default_factory=list)  # torch's settings it left changed (torch_settings)
 
     def select(self, first: int | None = None, last: int | None = None) -> list[dict[str, Any]]:
         """The nbformat outputs of lines first..last (all of them when no range)."""
@@ -141,7 +142,7 @@ def well_formed(data: Any) -> bool:
     """A cache entry of the shape store() writes; the types, not only the keys."""
     error, number, line = data["error"], (int, float), (int, type(None))
     return (isinstance(data["path"], str) and isinstance(data["seconds"], number)
-            and isinstance(data["timeout"], number)
+            and isinstance(data["timeout"], number) and all(isinstance(name, str) for name in data["leaves"])
             and all(isinstance(d, str) and isinstance(h, (str, type(None))) for d, h in data["deps"].items())
             and (error is None or all(isinstance(error[k], str) for k in ("type", "message", "traceback"))
                  and isinstance(error["line"], line) and isinstance(error["where"], (str, type(None))))
@@ -487,14 +488,14 @@ class Runner:
                     raise
                 reply = worker.run(request, name, key, self.stale)
             except WorkerDied:
-                reply = {"outputs": [], "seconds": 0.0, "deps": [], "programs": [],
+                reply = {"outputs": [], "seconds": 0.0, "deps": [], "programs": [], "leaves": [],
                          "error": failure("WorkerDied", "the snippet worker died twice while running this snippet")}
         finally:
             self.idle.put(worker)
         if reply["error"] and reply["error"]["type"] == "SnippetTimeout":
             reply["error"]["message"] += " (the `timeout` setting of the snippets plugin)"
         return Result(path, reply["outputs"], reply["seconds"], False, reply["error"], [Path(d) for d in reply["deps"]],
-                      reply["programs"])
+                      reply["programs"], leaves=reply["leaves"])
 
     def close(self) -> None:
         """Stop the workers and the snippets they run (`mkdocs serve` may be running one in the
@@ -536,14 +537,15 @@ class Runner:
             if error and error["type"] == "SnippetTimeout" and data["timeout"] < self.settings.timeout:
                 return None  # it may finish in the time it has now
             return Result(self.root / data["path"], data["outputs"], data["seconds"], True, error, list(deps),
-                          source=source)
+                          source=source, leaves=data["leaves"])
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def store(self, key: str, result: Result) -> None:
         deps = {Path(d).relative_to(self.project).as_posix(): sha256(d) for d in result.deps}
         data = {"path": result.path.relative_to(self.root).as_posix(), "deps": deps, "outputs": result.outputs,
-                "seconds": result.seconds, "error": result.error, "timeout": self.settings.timeout}
+                "seconds": result.seconds, "error": result.error, "timeout": self.settings.timeout,
+                "leaves": result.leaves}
         self.cache.put(key, data)
 
     def prune(self) -> None:

@@ -59,6 +59,7 @@ class Reply(TypedDict):
     seconds: float
     deps: list[str]
     programs: list[str]
+    leaves: list[str]  # the names of torch's settings it left changed (torch_settings.SETTINGS)
     error: Failure | None
 
 

@@ -61,7 +61,7 @@ import types
 import weakref
 from typing import IO, Any, BinaryIO, NoReturn, cast
 
-from snippet_engine import kinds
+from snippet_engine import kinds, torch_settings
 from snippet_engine.capture import ENGINE, Capture, install
 from snippet_engine.shapes import Failure, LineOutput, Reply, Request, failure
 
@@ -353,7 +353,8 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         watch.children()
         error = error or watch.refused()
         reply: Reply = {"error": error, "seconds": seconds, "outputs": capture.finish(),
-                        "deps": local_deps(path, root, watch.reads), "programs": sorted(watch.programs)}
+                        "deps": local_deps(path, root, watch.reads), "programs": sorted(watch.programs),
+                        "leaves": torch_settings.changed()}
         tmp = os.path.join(private, "reply.tmp")
         with open(tmp, "w", encoding="utf-8", errors="replace") as f:  # a lone surrogate (in an error) as "?"
             json.dump(reply, f, ensure_ascii=False)
@@ -498,7 +499,7 @@ def run(request: Request, stdin: BinaryIO, protocol: IO[str]) -> Reply | None:
         try:
             status = wait_for(pid, request, stdin, protocol)
         except Cancelled:
-            return {"outputs": [], "seconds": time.monotonic() - start, "deps": [], "programs": [],
+            return {"outputs": [], "seconds": time.monotonic() - start, "deps": [], "programs": [], "leaves": [],
                     "error": failure("SnippetCancelled", "its code changed while it ran: the new version runs instead")}
         if status is None:
             return None
@@ -545,7 +546,7 @@ def died(private: str, request: Request, status: int, seconds: float) -> Reply:
     found = re.search(rf'File "{re.escape(request.get("path", "<string>"))}", line (\d+)', where)
     line = int(found[1]) if found else None
     outputs: list[LineOutput] = [{"line": line, "output": {"output_type": "stream", "name": "stdout", "text": printed}}] if printed else []
-    return {"outputs": outputs, "seconds": seconds, "deps": [], "programs": [],
+    return {"outputs": outputs, "seconds": seconds, "deps": [], "programs": [], "leaves": [],
             "error": failure(kind, why, line, traceback=report[-4000:])}
 
 

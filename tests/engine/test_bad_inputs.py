@@ -12,12 +12,14 @@ import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
 from conftest import STEP_THROUGH, mkdocs, sharing, snippet
+from nbclient import NotebookClient
 
 from autograd_steps.recording import MAX_NODES
-from snippet_engine import cache_file, kinds
+from snippet_engine import cache_file, kinds, torch_settings
 from snippet_engine.kinds import outputs_html
 from snippet_engine.pages import PageHtml
 from snippet_engine.render import safe_svg
@@ -629,3 +631,63 @@ def test_a_snippets_message_reaches_the_build_log_with_its_control_characters_sh
     assert done.stderr.count(r"ValueError: safe\u202etxt.exe \x1b[2J\x07done") >= 2, done.stderr
     assert r"\x07done\rall fine" in done.stderr, "the log's line is not written over"
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", done.stderr), done.stderr
+
+
+LEAVES = """\
+import torch
+
+torch.set_grad_enabled(False)
+torch.autograd.set_detect_anomaly(True)
+torch.set_default_dtype(torch.float64)
+torch.set_default_device("meta")
+torch.set_printoptions(precision=2)
+torch.use_deterministic_algorithms(True)
+"""
+
+
+def test_a_run_says_which_of_torchs_settings_its_snippet_leaves_changed(engine, tmp_path):
+    """Every setting of torch_settings changed by a snippet is in its Result, and in the Result
+    the cache gives back; a snippet that only imports torch, or sets back what it changed, or
+    changes a setting inside a `with` block, leaves none changed (the settings' defaults are
+    those of a fresh process)."""
+    path = snippet(tmp_path, "leaves.py", LEAVES)
+    left = engine.run(path)
+    assert left.error is None and left.leaves == list(torch_settings.SETTINGS)
+    again = engine.run(path)
+    assert again.cached and again.leaves == left.leaves
+    restored = LEAVES + "\n" + torch_settings.restore(torch_settings.SETTINGS)
+    for name, code in [("imports.py", "import torch\n"), ("restores.py", restored),
+                       ("within.py", "import torch\nwith torch.no_grad():\n    print(torch.is_grad_enabled())\n")]:
+        ran = engine.run(snippet(tmp_path, name, code))
+        assert ran.error is None and ran.leaves == [], (name, ran.leaves)
+
+
+@pytest.mark.jupyter
+def test_a_notebook_sets_back_what_a_snippet_leaves_changed_before_the_next_snippet(project, tmp_path):
+    """A snippet that turns gradient recording off and sets its own print options, then another
+    that prints a tensor and one made with recording on: the page shows what each prints in a
+    fresh process, and so does the notebook run top to bottom in one kernel, which sets both back
+    (with the lines a reader would write, in a cell that shows nothing) before the second one."""
+    project.write("snippets/first.py", "import torch\n\ntorch.set_grad_enabled(False)\ntorch.set_printoptions(precision=2)\n"
+                                       "print(torch.tensor([1 / 3]))\n")
+    project.write("snippets/second.py", "import torch\n\nprint(torch.tensor([1 / 3]))\n"
+                                        "print(torch.ones(1, requires_grad=True) * 2)\n")
+    project.write("docs/index.md", "# Page\n\n```python\n--8<-- \"first.py\"\n```\n\nText.\n\n"
+                                   "```python\n--8<-- \"second.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    page = (project.root / "site" / "index.html").read_text()
+    assert "tensor([0.33])" in page and "tensor([0.3333])" in page and "grad_fn=&lt;MulBackward0&gt;" in page
+    notebook = nbformat.read(project.root / "site" / "notebooks" / "index.ipynb", as_version=4)
+
+    def shown(cells):  # each code cell's source, and what it shows (the text of its output streams joined)
+        return [(cell.source, [o.output_type for o in cell.outputs if o.output_type != "stream"],
+                 "".join(o.get("text", "") for o in cell.outputs)) for cell in cells if cell.cell_type == "code"]
+
+    stored = shown(notebook.cells)
+    NotebookClient(notebook, timeout=120, kernel_name="python3", shutdown_kernel="immediate",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    assert shown(notebook.cells)[1:] == stored[1:]  # the install cell's apart: it installs nothing here, and may say so
+    restore = next(source for source, *_ in stored if "Set back" in source)
+    assert restore.endswith('\nimport torch\n\ntorch.set_grad_enabled(True)\ntorch.set_printoptions(profile="default")\n')
+    assert "leaves gradient recording off and print options of its own" in restore

@@ -60,7 +60,7 @@ FILES = sorted(p.relative_to(SRC).as_posix() for p in SRC.rglob("*")
                if p.is_file() and "__pycache__" not in p.parts and not p.parts[len(SRC.parts)].endswith(".egg-info"))
 RUN_SIDE = {"snippet_engine/__init__.py", "snippet_engine/worker.py", "snippet_engine/capture.py",
             "snippet_engine/render.py", "snippet_engine/shapes.py", "autograd_steps/__init__.py",
-            "autograd_steps/recording.py", "autograd_steps/layout.py"}
+            "autograd_steps/recording.py", "autograd_steps/layout.py", "snippet_engine/torch_settings.py"}
 FORMULAS = {"snippet_engine/katex.py", "snippet_engine/katex_render.mjs"}
 PROSE = {"snippet_engine/DESIGN.md"}  # it makes nothing
 
