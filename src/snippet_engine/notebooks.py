@@ -13,8 +13,11 @@
   them back: the page ran each snippet in a fresh process, the notebook runs them
   all in one kernel;
 - the setup cell, after the introduction, holds the code of the helper modules
-  the chapter imports, as much as the chapter uses, their imports merged (one
-  per module), and is collapsed (`source_hidden`, folded on the page);
+  the chapter imports, as much as the chapter uses (a module imported whole: all
+  of it, one namespace for every cell), their imports merged (one per module),
+  and is collapsed (`source_hidden`, folded on the page); a definition whose name
+  an earlier cell binds from another file (another helper module, a snippet's
+  own code) goes into the cell that needs it instead (`Setup`);
 - a step-through block's `loss.backward()` becomes `show_backward(loss)` of the
   package `autograd_steps`, its forward pass in a `with watch_forward():` block, as the
   build records it: run again in Jupyter, the cell shows the viewer of the reader's own code;
@@ -39,7 +42,7 @@ import json
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
@@ -90,7 +93,7 @@ def chapter_cells(chapter: Chapter, results: Mapping[Path, Result],
     heading = chapter.markdown.find("\n## ")
     prose_from = min(heading if heading > 0 else len(chapter.markdown), chapter.blocks[0].start)
     done: dict[Path, int] = {}  # snippet -> its last line in a cell so far
-    found, helpers = [markdown_cell(chapter.markdown[:prose_from])], standalone.Inlined()
+    found, setup = [markdown_cell(chapter.markdown[:prose_from])], Setup()
     last: Path | None = None  # the snippet of the last code cell
     for block in chapter.blocks:
         found.append(markdown_cell(chapter.markdown[prose_from:block.start]))
@@ -99,14 +102,14 @@ def chapter_cells(chapter: Chapter, results: Mapping[Path, Result],
             if include.is_snippet and not include.problem:
                 if last not in (None, include.path) and results[last].leaves:
                     found.append(code_cell(torch_settings.restore(results[last].leaves)))
-                found.append(include_cell(include, done, results[include.path], source(include.path), helpers,
+                found.append(include_cell(include, done, results[include.path], source(include.path), setup,
                                           block.options))
                 last = include.path
     found.append(markdown_cell(chapter.markdown[prose_from:]))
     cells = [c for c in found if c is not None]
-    if helpers.definitions:
-        setup = standalone.join(["\n".join(merged_imports(helpers.imports)), *helpers.definitions])
-        cells.insert(1, code_cell("# The helper modules this chapter imports, as much of them as it uses.\n" + setup,
+    if setup.inlined.definitions:
+        code = standalone.join(["\n".join(merged_imports(setup.inlined.imports)), *setup.inlined.definitions])
+        cells.insert(1, code_cell("# The helper modules this chapter imports, as much of them as it uses.\n" + code,
                                   metadata=HIDDEN))
     number = 0
     for n, cell in enumerate(cells):
@@ -115,6 +118,34 @@ def chapter_cells(chapter: Chapter, results: Mapping[Path, Result],
             number += 1
             cell["execution_count"] = number
     return cells
+
+
+@dataclass
+class Setup:
+    """The setup cell's code (`inlined`: what the chapter's cells use of its helper modules), and
+    the file each name was last bound from in the kernel (`bound`: a helper module's definition,
+    or a cell's own code), cell after cell. The setup cell runs first: a helper's definition goes
+    into it unless a cell before the one that needs it binds one of its names from another file
+    (another helper module's definition of it, or a snippet's own), and then into that cell."""
+    inlined: standalone.Inlined = field(default_factory=standalone.Inlined)
+    bound: dict[str, Path] = field(default_factory=dict)
+
+    def take(self, needed: standalone.Inlined) -> list[str]:
+        """Take what a cell needs of helper modules; returns the definitions the cell must hold."""
+        self.inlined.imports += [t for t in needed.imports if t not in self.inlined.imports]
+        own = []
+        for text in needed.definitions:
+            names, origin = set().union(*(standalone.names(node)[1] for node in ast.parse(text).body)), needed.origins[text]
+            if any(self.bound.get(name, origin) != origin for name in names):
+                own.append(text)
+            elif text not in self.inlined.definitions:
+                self.inlined.definitions.append(text)
+            self.bound.update(dict.fromkeys(names, origin))
+        return own
+
+    def ran(self, names: Iterable[str], origin: Path) -> None:
+        """The names a cell's own code binds, from the file `origin`."""
+        self.bound.update(dict.fromkeys(names, origin))
 
 
 def merged_imports(imports: Iterable[str]) -> list[str]:
@@ -230,9 +261,9 @@ def graphs_rendered(source: standalone.Source, first: int, last: int,
 
 
 def include_cell(include: Include, done: dict[Path, int], result: Result, source: standalone.Source,
-                 helpers: standalone.Inlined, options: frozenset[str]) -> Cell | None:
+                 setup: Setup, options: frozenset[str]) -> Cell | None:
     """The code the include shows, plus any lines of its file not run yet, as a copy holds them;
-    what it needs of helper modules goes into `helpers`. Its outputs are those its block shows:
+    what it needs of helper modules goes into the `setup` cell, or into this one (`Setup.take`). Its outputs are those its block shows:
     a kind that answers to a word of the block's info (`options`: `step-through`) only where the
     block says it."""
     last = include.last or len(source.lines)
@@ -246,13 +277,19 @@ def include_cell(include: Include, done: dict[Path, int], result: Result, source
     shown = {s: f"display({name})  # shows it here, where the code writes it to a file"
              for s, name in graphs_rendered(source, start, last, result.outputs)}
     recorded = backward_shown(source, start, last, result.outputs)
-    code = source.cell(start, last, helpers, {**shown, **recorded})
+    needed = standalone.Inlined(whole=True)  # a module imported whole is one namespace for every cell
+    code = source.cell(start, last, needed, {**shown, **recorded})
     for statement, line in recorded.items():  # the line goes after the statement: it replaces it
         node = statement.node
         own = source.text(statement, start, last).split("\n")[-((node.end_lineno or node.lineno) - node.lineno + 1):]
         code = code.replace("\n".join(own) + "\n" + line, line)
     copy = source.program(start, last).copy + "\n"
-    return code_cell(watched(code) if recorded else code, result.select(start, last), copy=copy)
+    code = watched(code) if recorded else code
+    if own := setup.take(needed):
+        code = standalone.join(["# What this code imports from a helper module: an earlier cell gave a name of it\n"
+                                "# another meaning.\n" + own[0], *own[1:], code])
+    setup.ran({n for s in source.within(start, last) if not source.helper(s) for n in s.binds}, include.path)
+    return code_cell(code, result.select(start, last), copy=copy)
 
 
 SHOW_BACKWARD = "from autograd_steps import show_backward, watch_forward"

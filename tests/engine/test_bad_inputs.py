@@ -679,15 +679,43 @@ def test_a_notebook_sets_back_what_a_snippet_leaves_changed_before_the_next_snip
     page = (project.root / "site" / "index.html").read_text()
     assert "tensor([0.33])" in page and "tensor([0.3333])" in page and "grad_fn=&lt;MulBackward0&gt;" in page
     notebook = nbformat.read(project.root / "site" / "notebooks" / "index.ipynb", as_version=4)
+    stored, ran = executed_as_stored(notebook, tmp_path)
+    assert ran == stored
+    restore = next(source for source, *_ in stored if "Set back" in source)
+    assert restore.endswith('\nimport torch\n\ntorch.set_grad_enabled(True)\ntorch.set_printoptions(profile="default")\n')
+    assert "leaves gradient recording off and print options of its own" in restore
 
-    def shown(cells):  # each code cell's source, and what it shows (the text of its output streams joined)
+
+def executed_as_stored(notebook, folder):
+    """Each code cell of `notebook`: its source and what it showed (the kinds of its outputs but
+    text, and its text), as the build stored it and as a kernel gives it, run top to bottom in `folder`."""
+    def shown(cells):
         return [(cell.source, [o.output_type for o in cell.outputs if o.output_type != "stream"],
                  "".join(o.get("text", "") for o in cell.outputs)) for cell in cells if cell.cell_type == "code"]
 
     stored = shown(notebook.cells)
     NotebookClient(notebook, timeout=120, kernel_name="python3", shutdown_kernel="immediate",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
-    assert shown(notebook.cells)[1:] == stored[1:]  # the install cell's apart: it installs nothing here, and may say so
-    restore = next(source for source, *_ in stored if "Set back" in source)
-    assert restore.endswith('\nimport torch\n\ntorch.set_grad_enabled(True)\ntorch.set_printoptions(profile="default")\n')
-    assert "leaves gradient recording off and print options of its own" in restore
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    return stored[1:], shown(notebook.cells)[1:]  # the install cell's apart: it installs nothing here, and may say so
+
+
+@pytest.mark.jupyter
+def test_a_notebook_keeps_each_snippets_own_meaning_of_a_name_that_two_helpers_and_a_snippet_define(project, tmp_path):
+    """Two helper modules define `scale`, each its own way, and a snippet defines a third: the
+    notebook, run top to bottom in one kernel, prints what each block prints on the page, each
+    snippet taking `scale` from where it imports it: a definition that an earlier cell bound to
+    something else is in the cell that needs it, not in the setup cell, which runs first."""
+    project.write("snippets/helper_a.py", "def scale(x):\n    return 2 * x\n")
+    project.write("snippets/helper_b.py", "def scale(x):\n    return 3 * x\n")
+    project.write("snippets/one.py", "from helper_a import scale\n\nprint('a', scale(1))\n")
+    project.write("snippets/two.py", "from helper_b import scale\n\nprint('b', scale(1))\n")
+    project.write("snippets/three.py", "def scale(x):\n    return 4 * x\n\n\nprint('own', scale(1))\n")
+    project.write("snippets/four.py", "from helper_a import scale\n\nprint('a again', scale(1))\n")
+    project.write("docs/index.md", "# Page\n\n" + "Text.\n\n".join(f"```python\n--8<-- \"{name}.py\"\n```\n\n"
+                                                                   for name in ("one", "two", "three", "four")))
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    notebook = nbformat.read(project.root / "site" / "notebooks" / "index.ipynb", as_version=4)
+    stored, ran = executed_as_stored(notebook, tmp_path)
+    assert [text for *_, text in stored if text] == ["a 2\n", "b 3\n", "own 4\n", "a again 2\n"]
+    assert ran == stored

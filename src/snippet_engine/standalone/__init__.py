@@ -45,8 +45,8 @@ Modules:
 from snippet_engine.standalone.bundle import bundle, requirements
 from snippet_engine.standalone.data import data_file, data_values
 from snippet_engine.standalone.source import Inlined, Program, Source, project_module
-from snippet_engine.standalone.statements import Statement
+from snippet_engine.standalone.statements import Statement, names
 from snippet_engine.standalone.text import join
 
-__all__ = ["Inlined", "Program", "Source", "Statement", "bundle", "data_file", "data_values", "join",
+__all__ = ["Inlined", "Program", "Source", "Statement", "bundle", "data_file", "data_values", "join", "names",
            "project_module", "requirements"]

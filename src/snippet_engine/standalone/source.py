@@ -63,7 +63,9 @@ class Inlined:
     """Helper-module code to put before the code that imports it."""
     imports: list[str] = field(default_factory=list)  # import statements, as text
     definitions: list[str] = field(default_factory=list)  # statements, as text
+    origins: dict[str, Path] = field(default_factory=dict)  # each definition's module
     plain: bool = False  # the definitions without their comments and docstrings (`plain`)
+    whole: bool = False  # a module imported whole (`import m as alias`) with all it defines, not what the code takes
 
 
 class Source:
@@ -142,6 +144,7 @@ class Source:
                     inlined.imports.append(text)
             elif (text := plain(self.text(s)) if inlined.plain else self.text(s)) not in inlined.definitions:
                 inlined.definitions.append(text)
+                inlined.origins[text] = self.path
 
     def inline_helper(self, statement: Statement, used: AbstractSet[str], inlined: Inlined,
                       seen: tuple[Path, ...]) -> None:
@@ -159,14 +162,16 @@ class Source:
         if alias is None:
             helper.inline({name for local, name in taken.items() if local in used and name is not None}, inlined, seen)
             return
-        inner = Inlined(plain=inlined.plain)
-        helper.inline(self.attributes.get(alias, set()), inner, seen)
+        inner = Inlined(plain=inlined.plain, whole=inlined.whole)
+        wanted = set().union(*(s.binds for s in helper.statements)) if inlined.whole else self.attributes.get(alias, set())
+        helper.inline(wanted, inner, seen)
         body = join(inner.imports + inner.definitions + ["return SimpleNamespace(**locals())"])
         function = module.stem
         inlined.imports += [t for t in ["from types import SimpleNamespace"] if t not in inlined.imports]
-        inlined.definitions.append(f'def {function}():\n    """{module.name}, as a namespace."""\n'
-                                   + textwrap.indent(body, "    "))
-        inlined.definitions.append(f"{alias} = {function}()")
+        text = (f'def {function}():\n    """{module.name}, as a namespace."""\n' + textwrap.indent(body, "    ")
+                + f"\n\n{alias} = {function}()")
+        inlined.definitions.append(text)
+        inlined.origins[text] = module
 
     @functools.cached_property
     def attributes(self) -> dict[str, set[str]]:
