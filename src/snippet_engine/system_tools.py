@@ -1,6 +1,8 @@
 """The programs the project needs from the system, and how to get them.
 
-Graphviz's `dot` draws the torchviz graphs; Chromium runs the browser tests.
+Graphviz's `dot` draws the torchviz graphs; Chromium runs the browser tests and
+prints the PDF, where an emoji needs a colour emoji font (else it prints as a
+missing glyph).
 The snippets plugin stops the build before any page is rendered when `dot`
 is missing (`check_dot`). Run as a module it is the setup step
 (`python -m snippet_engine.system_tools [--browser]`): as root on Debian or Ubuntu it
@@ -20,6 +22,9 @@ TOOLS = {
     "chromium": ("chromium", "Chromium is not on PATH; the browser tests drive it. Install it with "
                  "`sudo apt-get install chromium` (Debian/Ubuntu), or set CHROMIUM to the path of a "
                  "Chromium or Chrome binary."),
+    "emoji": ("fonts-noto-color-emoji", "No font on this system draws emoji, so Chromium shows and prints an emoji "
+              "in a page or the PDF as a missing glyph. Install one with `sudo apt-get install "
+              "fonts-noto-color-emoji` (Debian/Ubuntu); macOS and Windows have one."),
 }
 
 
@@ -40,17 +45,28 @@ def check_dot() -> None:
         raise PluginError(TOOLS["dot"][1])
 
 
+def present(tool: str) -> bool:
+    """Whether a tool of TOOLS is there: a program on PATH, Chromium (`chromium`), a font that
+    draws an emoji (🚀, which DejaVu, the fallback font on Debian, does not)."""
+    if tool == "chromium":
+        return chromium() is not None
+    if tool == "emoji":
+        return shutil.which("fc-list") is not None and bool(
+            subprocess.run(["fc-list", ":charset=1f680"], capture_output=True, text=True).stdout.strip())
+    return shutil.which(tool) is not None
+
+
 def install(programs: list[str]) -> int:
-    missing = [p for p in programs if not (chromium() if p == "chromium" else shutil.which(p))]
+    missing = [p for p in programs if not present(p)]
     if missing and os.geteuid() == 0 and shutil.which("apt-get"):
         print(f"Installing {', '.join(TOOLS[p][0] for p in missing)} with apt-get ...", flush=True)
         subprocess.run(["apt-get", "update", "-qq"], check=True)
         subprocess.run(["apt-get", "install", "-y", "-qq", *(TOOLS[p][0] for p in missing)], check=True)
-        missing = [p for p in missing if not shutil.which(p)]
+        missing = [p for p in missing if not present(p)]
     for program in missing:
         print(TOOLS[program][1], file=sys.stderr)
     return 1 if missing else 0
 
 
 if __name__ == "__main__":
-    sys.exit(install(["dot", "chromium"] if "--browser" in sys.argv else ["dot"]))
+    sys.exit(install(["dot", "chromium", "emoji"] if "--browser" in sys.argv else ["dot"]))

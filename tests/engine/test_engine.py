@@ -592,12 +592,15 @@ def test_a_recorded_backward_pass_becomes_a_step_through_viewer(project):
     assert "snippet-steps" not in other, "only a page with a viewer loads its script"
 
 
-def test_missing_dot_says_how_to_install_it(project, tmp_path_factory):
+def test_missing_dot_or_emoji_font_says_how_to_install_it(project, tmp_path_factory):
     empty = tmp_path_factory.mktemp("empty-path")
     check = subprocess.run([sys.executable, "-m", "snippet_engine.system_tools"], capture_output=True, text=True,
                            env={"PATH": str(empty)})
     assert check.returncode == 1
     assert "apt-get install graphviz" in check.stderr and "brew install graphviz" in check.stderr
+    browser = subprocess.run([sys.executable, "-m", "snippet_engine.system_tools", "--browser"], capture_output=True,
+                             text=True, env={"PATH": str(empty)})
+    assert browser.returncode == 1 and "apt-get install fonts-noto-color-emoji" in browser.stderr
     project.write("docs/index.md", "# Page\n")
     done = mkdocs(project.root, "build", env={"PATH": str(empty)})
     assert done.returncode != 0 and "conda install -c conda-forge graphviz" in done.stderr

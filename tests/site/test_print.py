@@ -263,3 +263,17 @@ def test_a_table_of_many_columns_prints_whole(project, tmp_path):
     document = pypdfium2.PdfDocument(tmp_path / "wide.pdf")
     text = " ".join(document[i].get_textpage().get_text_range() for i in range(len(document))).split()
     assert [n for n in columns if f"c{n}" not in text or f"v{n}" not in text] == []
+
+
+def test_an_emoji_prints_with_a_font_that_draws_it(browser, tmp_path):
+    """A heading with an emoji (🚀, which DejaVu, Debian's fallback font, lacks), printed to PDF
+    by the setup's Chromium as the book is, and the PDF drawn: the rocket is in colour (the setup
+    installs a font that draws it: system_tools), where without one it is a missing glyph's box."""
+    page = browser.new_page()
+    page.set_content("<h1>Launch 🚀 day</h1>")
+    pdf = tmp_path / "emoji.pdf"
+    pdf.write_bytes(page.pdf(format="A4"))
+    page.close()
+    pixels = pypdfium2.PdfDocument(pdf)[0].render(scale=2).to_numpy().astype(int)
+    coloured = (pixels[..., :3].max(axis=-1) - pixels[..., :3].min(axis=-1) > 60).sum()
+    assert coloured > 100, f"{coloured} pixels in colour: the emoji is not drawn"
