@@ -52,6 +52,7 @@ except RuntimeError as err:
 # --8<-- [end:error]
 
 # --8<-- [start:twice]
+torch.manual_seed(0)
 compiled = torch.compile(AutoEncoder(), backend="aot_eager")
 loss = (compiled(images) - images).abs().mean()
 loss.backward()

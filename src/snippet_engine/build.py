@@ -68,18 +68,19 @@ class Snippet:
         return made_key("snippet", files, self.result.outputs, self.result.error)
 
     @functools.cached_property
-    def programs(self) -> dict[str, list[str]]:
-        """{"first:last:as_file": [setup, copy]} of the programs made so far."""
+    def programs(self) -> dict[str, list[Any]]:
+        """{"first:last:as_file": [setup, copy, unsure]} of the programs made so far."""
         saved = self.cache.get(self.made_from)
         well_formed = isinstance(saved, dict) and all(
-            isinstance(v, list) and len(v) == 2 and all(isinstance(t, str) for t in v) for v in saved.values())
-        return cast(dict[str, list[str]], saved) if well_formed else {}
+            isinstance(v, list) and len(v) == 3 and all(isinstance(t, str) for t in [*v[:2], *v[2]])
+            for v in saved.values())
+        return cast(dict[str, list[Any]], saved) if well_formed else {}
 
     def program(self, first: int | None = None, last: int | None = None, as_file: bool = False) -> standalone.Program:
         entry = f"{first}:{last}:{as_file}"
         if entry not in self.programs:
             made = self.source.program(first, last, as_file)
-            self.programs[entry] = [made.setup, made.copy]
+            self.programs[entry] = [made.setup, made.copy, made.unsure]
             self.made = True
         return standalone.Program(*self.programs[entry])
 
@@ -264,6 +265,9 @@ class Build:
                 elif result and result.error:
                     message = f"snippet {result.describe()}"
                 else:
+                    if result and len(block.includes) == 1 and (doubts := self.program(include.path, include.first, include.last).unsure):
+                        log.warning(f"{chapter.src_uri}:{line}: the copy of {spec} may print other than its block: the "
+                                    f"code before it that the copy leaves out {'; '.join(doubts)}")
                     continue
                 where = (chapter.src_uri, include.file, include.problem)
                 if where not in self.failures:

@@ -41,6 +41,10 @@ SETTINGS = {
 }
 
 
+# The functions that change them (`set_grad_enabled`): a copy keeps an earlier call of one (standalone/needs.py).
+SETTERS = {s.restore.partition("(")[0].rpartition(".")[2] for s in SETTINGS.values()}
+
+
 def changed() -> list[str]:
     """The names of the SETTINGS that differ from their defaults now, in the thread that calls
     it (gradient recording is a thread's own); none where torch is not imported, or not whole

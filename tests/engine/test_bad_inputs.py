@@ -719,3 +719,18 @@ def test_a_notebook_keeps_each_snippets_own_meaning_of_a_name_that_two_helpers_a
     stored, ran = executed_as_stored(notebook, tmp_path)
     assert [text for *_, text in stored if text] == ["a 2\n", "b 3\n", "own 4\n", "a again 2\n"]
     assert ran == stored
+
+
+def test_a_copy_that_may_print_other_than_its_block_is_warned_of_at_the_block(project):
+    """A block whose copy leaves out earlier code with an effect the analysis cannot follow
+    (a method that changes its class): the build warns naming the page, its line, the block's
+    file and section, and the line left out and why; strict, it fails."""
+    project.write("snippets/counter.py", "class Counter:\n    made = 0\n\n    def __init__(self):\n"
+                                         "        type(self).made += 1\n\n\na = Counter()\nprint('made one')\n"
+                                         "# --8<-- [start:count]\nprint(Counter.made)\n# --8<-- [end:count]\n")
+    project.write("docs/index.md", "# Page\n\nText.\n\n```python\n--8<-- \"counter.py:count\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode != 0, done.stderr
+    assert re.search(r"WARNING +- +index\.md:5: the copy of counter\.py:count may print other than its block: the code "
+                     r"before it that the copy leaves out line 8 makes a Counter, whose methods change the class",
+                     done.stderr), done.stderr

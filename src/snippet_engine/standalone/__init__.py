@@ -16,6 +16,16 @@ an empty folder, and writes no file the snippet itself does not write.
   functions only the setup calls (a hook the setup registers and runs); this
   takes it that a block does not run a hook an earlier block registered
   (tests/site/test_copies.py compares every copy's output with its block's).
+  Bindings the code does not spell out count too: a call of a function that
+  assigns a `global`, a walrus in a comprehension, a `match` capture, `from m
+  import *`, `builtins.x = ...`; and so do the names a lambda or a generator
+  expression reads when it runs, and a change of torch's process-wide settings
+  (`torch.set_grad_enabled(False)`), which every later copy keeps. Where an
+  earlier statement the copy leaves out has an effect the analysis cannot
+  follow (exec(), globals(), setattr(), a method that changes its class, a
+  cached function, a file written and read back, a generator object drawn
+  from, a function that seeds), the copy says why (`Program.unsure`,
+  unsure.py) and the build warns at the block.
   That setup is plain code: without the comment lines, docstrings and blank
   lines inside definitions that the page shows where it teaches that code
   (`plain`); the block's own lines are as shown.
@@ -36,6 +46,7 @@ Modules:
 
 - statements.py  a file's top-level statements: what each reads, binds and does
 - needs.py       which earlier statements a block needs (liveness, effects, seeds)
+- unsure.py      what a copy cannot be sure of: the effects it cannot follow
 - data.py        a data file's values, trimmed to the part a copy's code uses
 - text.py        code as a reader writes it: plain setup, imports, blank lines
 - source.py      a snippet file as its copies, notebook cells and download

@@ -25,10 +25,11 @@ def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: Abstrac
     values = value_names(statements)
     found = Origins(statements, values)
     unchangeable = {n for s in statements if s.is_import for n in s.binds} | values | definitions(statements)
-    forced: set[Statement] = set()  # draws that bind no name (`print(random.random())`)
+    # draws that bind no name (`print(random.random())`), and changes of torch's settings
+    forced: set[Statement] = {s for s in statements if s.sets_torch}
     while True:
         chosen, live = liveness(statements, wanted, found, unchangeable, forced)
-        later = {n for s in chosen if isinstance(s.node, SCOPES) for n in s.loads}
+        later = {n for s in chosen if runs_later(s) for n in s.loads}
         picked = set(chosen)
         seeds = [i for i, s in enumerate(statements) if s in picked and s.is_seed]
         reset = reset_seeds(statements, seeds, picked)
@@ -51,6 +52,13 @@ def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: Abstrac
         wanted, forced = set(wanted) | later, forced | unbound
 
 
+def runs_later(statement: Statement) -> bool:
+    """Whether some of a statement's code runs when something calls it later, reading the names
+    then bound: a definition, or a lambda or a generator expression in it."""
+    return isinstance(statement.node, SCOPES) or any(isinstance(n, (ast.Lambda, ast.GeneratorExp))
+                                                     for n in ast.walk(statement.node))
+
+
 def reset_seeds(statements: list[Statement], seeds: list[int], chosen: AbstractSet[Statement]) -> set[int]:
     """The seeds (indexes into `statements`, in order) that decide nothing: a seed with a constant
     (`torch.manual_seed(0)`) that a later seed of its generator resets, with no statement
@@ -67,7 +75,8 @@ def reset_seeds(statements: list[Statement], seeds: list[int], chosen: AbstractS
 
 
 # gradgradcheck draws the gradients it starts from when it is given none.
-RANDOM = re.compile(r"rand|normal|uniform|bernoulli|multinomial|dropout|shuffle|sample|choice|gradgradcheck"
+RANDOM = re.compile(r"rand|normal|uniform|bernoulli|multinomial|exponential|cauchy|geometric|orthogonal|sparse_"
+                    r"|dropout|shuffle|sample|choice|gradgradcheck"
                     r"|^(Linear|Conv|Embedding|LSTM|GRU|RNN|Bilinear|Multihead|Transformer)", re.I)
 
 

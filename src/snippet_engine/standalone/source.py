@@ -20,6 +20,7 @@ from snippet_engine.standalone.data import used_data
 from snippet_engine.standalone.needs import Drawing, calls_drawing, drawing, draws, needed
 from snippet_engine.standalone.statements import Statement, free_names, is_docstring, showing, statements_of
 from snippet_engine.standalone.text import import_text, join, plain, silent
+from snippet_engine.standalone.unsure import unsure
 
 READING: set[Path] = set()  # the files whose helper modules are being read (Source.showing)
 
@@ -39,6 +40,7 @@ class Literal(pprint.PrettyPrinter):
 class Program:
     setup: str  # what a block needs before it: the page folds it above the block
     copy: str  # what the block's copy button copies: it runs on its own
+    unsure: list[str] = field(default_factory=list)  # why it may print other than the block (unsure.py)
 
 
 @functools.cache
@@ -240,7 +242,9 @@ class Source:
             where = self.path.relative_to(self.project).as_posix()
             setup.insert(0, f"__file__ = {where!r}  # where this code lives in the repository")
             fold = join([f"__file__ = {where!r}  # where this code lives in the repository", fold])
-        return Program(fold, join([*head, "\n".join(all_imports), *setup, code]))
+        doubts = unsure(self.statements, chosen, [s for s in earlier if s not in chosen], kept, wanted | used,
+                        any(s in self.may_draw for s in kept))
+        return Program(fold, join([*head, "\n".join(all_imports), *setup, code]), doubts)
 
     @staticmethod
     def called_in_setup(chosen: list[Statement], wanted: AbstractSet[str]) -> set[str]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeGuard
 
+from snippet_engine import torch_settings
 from snippet_engine.chapter import MARKER, code_text
 
 OUTPUT_CALLS = {"print", "display", "pprint"}  # calls that only show something
@@ -99,6 +100,13 @@ def names(node: ast.AST) -> tuple[set[str], set[str]]:
                 for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
                     inner.add(names(part))
                 loads.update(inner.loads - inner.stores)
+                # `[last := f(x) for x in xs]` binds `last` where the comprehension is
+                stores.update(n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)
+                              and isinstance(n.target, ast.Name))
+            case ast.MatchAs(name=str(name)) | ast.MatchStar(name=str(name)) | ast.MatchMapping(rest=str(name)):
+                for child in ast.iter_child_nodes(node):
+                    visit(child)
+                stores.add(name)  # a capture pattern binds its name
             case ast.Global() | ast.Nonlocal():
                 pass
             case _:
@@ -264,6 +272,15 @@ class Statement:
         return is_effect(self.node, self.shows)
 
     @property
+    def sets_torch(self) -> bool:
+        """It changes one of torch's process-wide settings (`torch.set_grad_enabled(False)`:
+        torch_settings), which every later statement runs with."""
+        match self.node:
+            case ast.Expr(ast.Call(ast.Attribute(_, name))):
+                return name in torch_settings.SETTERS
+        return False
+
+    @property
     def is_seed(self) -> bool:
         return bool(self.seeds)
 
@@ -308,11 +325,39 @@ def parsed(path: Path, mtime_ns: int) -> tuple[list[Statement], list[str]] | Non
         read_loads = set().union(*(names(read)[0] for read in reads))
         statements.append(Statement(node, first, node.end_lineno, loads - read_loads, binds, reads, read_loads))
         previous_end = node.end_lineno
+    hidden_binds(statements)
     builtin = BUILTINS - set().union(*(s.binds for s in statements))  # tiny_autograd's sum is its own
     for s in statements:
         s.loads -= builtin
         s.read_loads -= builtin
     return statements, lines
+
+
+def hidden_binds(statements: list[Statement]) -> None:
+    """Names a statement binds that its own code does not show: a call of a function that
+    assigns a global (`global count`), directly or through another function, binds it (and reads
+    it, as `count += 1` does); `from m import *` binds the names the file reads and binds nowhere,
+    and so does `builtins.name = ...` that name."""
+    assigns = {s.node.name: {n for node in ast.walk(s.node) if isinstance(node, ast.Global) for n in node.names}
+               for s in statements if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    changed = True
+    while changed:  # through the functions a function calls
+        changed = False
+        for s in statements:
+            if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                more = set().union(*(assigns.get(n, set()) for n in s.loads)) - assigns[s.node.name]
+                assigns[s.node.name] |= more
+                changed |= bool(more)
+    free = set().union(*(s.loads for s in statements)) - set().union(*(s.binds for s in statements)) - BUILTINS
+    for s in statements:
+        if not isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            set_by_calls = set().union(*(assigns.get(n, set()) for n in s.loads))
+            s.binds |= set_by_calls
+            s.loads |= set_by_calls
+        if isinstance(s.node, ast.ImportFrom) and any(a.name == "*" for a in s.node.names):
+            s.binds |= free
+        if isinstance(s.node, ast.Assign):
+            s.binds |= {t.attr for t in s.node.targets if isinstance(t, ast.Attribute) and ast.unparse(t.value) == "builtins"}
 
 
 def statements_of(path: str | Path) -> tuple[list[Statement], list[str]] | None:

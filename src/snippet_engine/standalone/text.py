@@ -60,7 +60,7 @@ def silent(code: str, shows: AbstractSet[str] = frozenset(), functions: Abstract
     def inner(s: ast.stmt) -> None:
         for part in ("body", "orelse", "finalbody"):
             visit(getattr(s, part, []))
-        for handler in getattr(s, "handlers", []):
+        for handler in [*getattr(s, "handlers", []), *getattr(s, "cases", [])]:
             visit(handler.body)
 
     for statement in tree.body:
@@ -74,9 +74,10 @@ def silent(code: str, shows: AbstractSet[str] = frozenset(), functions: Abstract
 
 
 def import_text(node: ast.stmt, used: AbstractSet[str]) -> str | None:
-    """An import statement with only the names `used` (None when it binds none of them)."""
+    """An import statement with only the names `used` (None when it binds none of them); `from m
+    import *` whole where it binds one (statements.hidden_binds)."""
     assert isinstance(node, (ast.Import, ast.ImportFrom))
-    aliases = [a for a in node.names if (a.asname or a.name).split(".")[0] in used]
+    aliases = [a for a in node.names if (a.asname or a.name).split(".")[0] in used or a.name == "*"]
     if not aliases:
         return None
     copy = ast.ImportFrom(node.module, aliases, node.level) if isinstance(node, ast.ImportFrom) \

@@ -1,0 +1,106 @@
+"""What a copy cannot be sure of: the earlier code it leaves out whose effect on the block the
+analysis (needs.py) cannot see, named so that the build warns at the block (build.py). Each is a
+way Python lets code change what later code sees without binding or changing a name the later
+code reads: exec(), globals(), setattr(); a method that changes its class; a cached function's
+cache; a file written and read back; a generator object that was drawn from; a function that
+seeds; the statements
+of a `try` that run before the one whose error an earlier block shows (its last, taken to be). The copy of a block whose setup has
+none of these prints what the block prints (tests/site/test_copies.py runs every copy)."""
+
+import ast
+from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
+
+from snippet_engine.standalone.statements import Statement, is_effect
+
+CACHES = {"cache", "lru_cache", "cached_property"}  # functools' decorators
+GENERATORS = {"default_rng", "Generator", "Random", "RandomState"}  # objects a program draws from
+WRITES = {"write_text", "write_bytes", "save", "savez", "savetxt", "dump", "to_csv"}  # a call that writes a file
+READS = {"read_text", "read_bytes", "load", "loadtxt", "read_csv", "open", "exists", "is_file"}
+
+
+def called(node: ast.AST) -> Iterator[str]:
+    """The names of what `node` calls: `f` of f(...) and of x.f(...)."""
+    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+        match call.func:
+            case ast.Name(name) | ast.Attribute(_, name):
+                yield name
+
+
+def writes_file(node: ast.AST) -> bool:
+    return any(name in WRITES for name in called(node)) or any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "open"
+        and any(isinstance(m, ast.Constant) and isinstance(m.value, str) and set(m.value) & set("wax")
+                for m in [*n.args[1:2], *(k.value for k in n.keywords if k.arg == "mode")])
+        for n in ast.walk(node))
+
+
+def class_changers(statements: list[Statement]) -> set[str]:
+    """The classes whose methods change the class itself (`type(self).count += 1`, `cls.x = ...`)."""
+    found = set()
+    for s in statements:
+        if isinstance(s.node, ast.ClassDef):
+            for n in ast.walk(s.node):
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AugAssign) else []
+                for target in targets:
+                    owner = ast.unparse(target.value) if isinstance(target, ast.Attribute) else ""
+                    if owner in ("type(self)", "cls", "self.__class__", s.node.name):
+                        found.add(s.node.name)
+    return found
+
+
+def unsure(statements: list[Statement], chosen: list[Statement], left_out: list[Statement], kept: list[Statement],
+           used: AbstractSet[str], draws: bool) -> list[str]:
+    """Why the copy of the code `kept` (which reads the names `used`) may print other than the
+    block, as "line N what it does": each earlier statement `left_out` with an effect the
+    analysis cannot see (a seed only where the block `draws` random numbers), and each of the setup (`chosen`) that calls a function of the file that
+    prints and that the block calls too (the setup stays silent only where the block does not)."""
+    kept_calls = {name for s in kept for name in called(s.node)}
+    reads_files = any(name in READS for name in kept_calls)
+    cached = {s.node.name for s in statements if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and any(name in CACHES for d in s.node.decorator_list for name in [*called(d), ast.unparse(d).split(".")[-1]])}
+    generators = {s.node.targets[0].id for s in statements if isinstance(s.node, ast.Assign)
+                  and isinstance(s.node.targets[0], ast.Name) and makes_generator(s.node.value)}
+    changers = class_changers(statements)
+    seeding = {s.node.name for s in statements if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and any(name.endswith("seed") for name in called(s.node))}
+    printing = {s.node.name for s in statements if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and "print" in called(s.node)} & kept_calls
+    reseeds = any(name in seeding or name.endswith("seed") for name in kept_calls)  # the block seeds itself
+    found = [f"line {s.node.lineno} calls {', '.join(sorted(set(called(s.node)) & printing))}, which prints, in the "
+             "setup the copy runs first" for s in chosen if set(called(s.node)) & printing]
+    for s in left_out:
+        names = set(called(s.node))
+        why = ("calls exec() or eval(), whose names a copy cannot follow" if names & {"exec", "eval"} else
+               "changes names through globals() or vars()" if names & {"globals", "vars", "locals"} else
+               "sets an attribute with setattr() or delattr()" if names & {"setattr", "delattr"} and s.loads & used else
+               f"calls {', '.join(sorted(names & cached))}, whose cache the block's call finds filled"
+               if names & cached & kept_calls else
+               f"draws from {', '.join(sorted(s.loads & generators & used))}, a generator the block draws from"
+               if s.loads & generators & used else
+               f"makes a {', '.join(sorted(s.loads & changers & used))}, whose methods change the class"
+               if s.loads & changers & used else
+               "writes a file, and the block reads one" if reads_files and writes_file(s.node) else
+               f"calls {', '.join(sorted(names & seeding))}, which seeds a random generator"
+               if names & seeding and draws and not reseeds else
+               "runs the first statements of a `try` before its error (its last statement, taken to be), which may "
+               "change what the block uses"
+               if isinstance(s.node, ast.Try) and any(is_effect(b, s.shows) and names_of(b) & used for b in s.node.body[:-1])
+               else None)
+        if why:
+            found.append(f"line {s.node.lineno} {why}")
+    return found
+
+
+def makes_generator(value: ast.expr) -> bool:
+    """`np.random.default_rng(0)`, `torch.Generator().manual_seed(0)`: a generator object."""
+    match value:
+        case ast.Call(ast.Attribute(inner, "manual_seed")):
+            return makes_generator(inner)
+        case ast.Call(ast.Name(name) | ast.Attribute(_, name)):
+            return name in GENERATORS
+    return False
+
+
+def names_of(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}

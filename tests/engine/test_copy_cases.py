@@ -1,0 +1,230 @@
+"""Constructs whose effect on a later block a copy's analysis (standalone/needs.py) must follow,
+each as an author writes it (the fourth bad-input probe's list): the code, then the block that
+reads what it did. Each copy is either exact, printing in an empty folder with `python -c` what
+the block prints when the whole file runs, or the build is told why it may not be
+(`Program.unsure`, which build.py logs as a warning at the block) and it indeed prints other."""
+
+import subprocess
+import sys
+
+import pytest
+
+from snippet_engine.standalone import Source
+
+COPY_CASES = {  # a construct, as an author writes it: code, then the block ("# the block") that reads what it did
+    "global": ('', """\
+count = 0
+def bump():
+    global count
+    count += 1
+bump()
+print("bumped")
+# the block
+print(count)
+"""),
+    "walrus": ('', """\
+data = [1, 2, 3]
+squares = [last := x * x for x in data]
+print(squares)
+# the block
+print(last)
+"""),
+    "setattr": ('setattr()', """\
+class Config:
+    size = 1
+setattr(Config, "size", 2)
+print("set")
+# the block
+print(Config.size)
+"""),
+    "class_counter": ('whose methods change the class', """\
+class Counter:
+    made = 0
+    def __init__(self):
+        type(self).made += 1
+a = Counter()
+print("made one")
+# the block
+print(Counter.made)
+"""),
+    "exec": ('exec() or eval()', """\
+exec("z = 5")
+print("ran")
+# the block
+print(z)
+"""),
+    "builtins": ('', """\
+import builtins
+builtins.answer = 42
+print("set")
+# the block
+print(answer)
+"""),
+    "globals_item": ('globals()', """\
+for k in ["alpha"]:
+    globals()[k] = 7
+print("set")
+# the block
+print(alpha)
+"""),
+    "star_import": ('', """\
+from math import *
+print("imported")
+# the block
+print(sqrt(16))
+"""),
+    "match": ('', """\
+point = (1, 2)
+match point:
+    case (x, y):
+        print("matched")
+# the block
+print(x + y)
+"""),
+    "lambda_rebound": ('', """\
+scale = 2
+f = lambda v: v * scale
+scale = 3
+print("rebound")
+# the block
+print(f(1))
+"""),
+    "generator_rebound": ('', """\
+scale = 2
+g = (v * scale for v in [1, 2])
+scale = 3
+print("rebound")
+# the block
+print(list(g))
+"""),
+    "grad_off": ('', """\
+import torch
+x = torch.ones(1, requires_grad=True)
+torch.set_grad_enabled(False)
+print("off")
+# the block
+print((x * 2).requires_grad)
+"""),
+    "printoptions": ('', """\
+import torch
+x = torch.tensor([1 / 3])
+torch.set_printoptions(precision=2)
+print("set")
+# the block
+print(x)
+"""),
+    "try_partial": ('a `try` before its error', """\
+items = []
+try:
+    items.append(1)
+    print(undefined)
+except NameError:
+    print("failed")
+# the block
+print(items)
+"""),
+    "orthogonal": ('', """\
+import torch
+from torch import nn
+torch.manual_seed(0)
+w = torch.empty(2, 2)
+nn.init.orthogonal_(w)
+print("init")
+# the block
+print(torch.rand(1))
+"""),
+    "exponential": ('', """\
+import torch
+torch.manual_seed(0)
+e = torch.empty(3).exponential_()
+print("drawn")
+# the block
+print(torch.rand(1))
+"""),
+    "seed_in_function": ("calls reset, which seeds", """\
+import torch
+def reset():
+    torch.manual_seed(0)
+reset()
+print("seeded")
+# the block
+print(torch.rand(1))
+"""),
+    "numpy_rng": ('draws from rng', """\
+import numpy as np
+rng = np.random.default_rng(0)
+first = rng.random()
+print("drew")
+# the block
+print(rng.random())
+"""),
+    "torch_generator": ('draws from gen', """\
+import torch
+gen = torch.Generator().manual_seed(0)
+a = torch.rand(1, generator=gen)
+print("drew")
+# the block
+print(torch.rand(1, generator=gen))
+"""),
+    "monkeypatch": ('', """\
+import torch
+import torch.nn.functional as F
+F.relu = lambda t: t * 0
+print("patched")
+# the block
+print(F.relu(torch.ones(1)))
+"""),
+    "functools_cache": ('calls load, which prints', """\
+import functools
+@functools.cache
+def load():
+    print("loading")
+    return 3
+load()
+# the block
+print(load())
+"""),
+    "file_written": ('writes a file', """\
+with open("notes.txt", "w") as f:
+    f.write("hi")
+print("wrote")
+# the block
+print(open("notes.txt").read())
+"""),
+    "functools_cache_assigned": ("whose cache the block's call finds filled", """\
+import functools
+@functools.cache
+def load():
+    print("loading")
+    return 3
+first = load()
+# the block
+print(load())
+"""),
+}
+
+
+def python(*args, cwd):
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", COPY_CASES)
+def test_a_copy_prints_what_its_block_shows_or_the_build_is_told_why_it_may_not(tmp_path, name):
+    warned, code = COPY_CASES[name]
+    folders = {name: tmp_path / name for name in ("snippets", "whole", "before", "copy")}
+    for folder in folders.values():
+        folder.mkdir()
+    path = folders["snippets"] / f"case_{name}.py"  # not a module it imports (builtins.py)
+    path.write_text(code)
+    program = Source(path, tmp_path).program(code.splitlines().index("# the block") + 1, len(code.splitlines()))
+    whole = python(str(path), cwd=folders["whole"])
+    before = python("-c", code.split("# the block")[0], cwd=folders["before"])
+    assert whole.returncode == 0 and whole.stdout.startswith(before.stdout), whole.stderr
+    shown = whole.stdout[len(before.stdout):]
+    copied = python("-c", program.copy, cwd=folders["copy"])
+    if warned:
+        assert any(warned in why for why in program.unsure), program.unsure
+        assert (copied.returncode, copied.stdout) != (0, shown), "a copy warned of prints what its block shows"
+    else:
+        assert program.unsure == [], program.unsure
+        assert (copied.returncode, copied.stdout) == (0, shown), f"{program.copy}\n{copied.stderr}"
