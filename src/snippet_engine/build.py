@@ -266,8 +266,8 @@ class Build:
                     message = f"snippet {result.describe()}"
                 else:
                     if result and len(block.includes) == 1 and (doubts := self.program(include.path, include.first, include.last).unsure):
-                        log.warning(f"{chapter.src_uri}:{line}: the copy of {spec} may print other than its block: the "
-                                    f"code before it that the copy leaves out {'; '.join(doubts)}")
+                        log.warning(f"{chapter.src_uri}:{line}: the copy of {spec} may print other than its block: "
+                                    + "; ".join(doubts))
                     continue
                 where = (chapter.src_uri, include.file, include.problem)
                 if where not in self.failures:

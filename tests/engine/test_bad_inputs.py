@@ -731,6 +731,6 @@ def test_a_copy_that_may_print_other_than_its_block_is_warned_of_at_the_block(pr
     project.write("docs/index.md", "# Page\n\nText.\n\n```python\n--8<-- \"counter.py:count\"\n```\n")
     done = mkdocs(project.root, "build", "--strict")
     assert done.returncode != 0, done.stderr
-    assert re.search(r"WARNING +- +index\.md:5: the copy of counter\.py:count may print other than its block: the code "
-                     r"before it that the copy leaves out line 8 makes a Counter, whose methods change the class",
+    assert re.search(r"WARNING +- +index\.md:5: the copy of counter\.py:count may print other than its block: line 8, "
+                     r"which the copy leaves out, makes a Counter, whose methods change the class",
                      done.stderr), done.stderr

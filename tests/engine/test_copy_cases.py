@@ -228,3 +228,13 @@ def test_a_copy_prints_what_its_block_shows_or_the_build_is_told_why_it_may_not(
     else:
         assert program.unsure == [], program.unsure
         assert (copied.returncode, copied.stdout) == (0, shown), f"{program.copy}\n{copied.stderr}"
+
+
+def test_a_block_that_is_part_of_a_statement_is_warned_of(tmp_path):
+    """A section whose markers lie inside a function: the block is part of the def, and its copy,
+    that part alone, cannot run (an IndentationError), so the build is told."""
+    path = tmp_path / "inner.py"
+    path.write_text("def f():\n    # --8<-- [start:inner]\n    x = 1\n    print(x)\n    # --8<-- [end:inner]\n\n\nf()\n")
+    program = Source(path, tmp_path).program(3, 4)
+    assert program.unsure == ["line 1 holds the block, which is a part of it: its copy is that part alone"]
+    assert "IndentationError" in python("-c", program.copy, cwd=tmp_path).stderr

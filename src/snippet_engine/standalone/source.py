@@ -244,6 +244,8 @@ class Source:
             fold = join([f"__file__ = {where!r}  # where this code lives in the repository", fold])
         doubts = unsure(self.statements, chosen, [s for s in earlier if s not in chosen], kept, wanted | used,
                         any(s in self.may_draw for s in kept))
+        doubts += [f"line {s.node.lineno} holds the block, which is a part of it: its copy is that part alone"
+                   for s in block if s.node.lineno < first or (s.node.end_lineno or s.node.lineno) > last]
         return Program(fold, join([*head, "\n".join(all_imports), *setup, code]), doubts)
 
     @staticmethod

@@ -52,7 +52,7 @@ def class_changers(statements: list[Statement]) -> set[str]:
 def unsure(statements: list[Statement], chosen: list[Statement], left_out: list[Statement], kept: list[Statement],
            used: AbstractSet[str], draws: bool) -> list[str]:
     """Why the copy of the code `kept` (which reads the names `used`) may print other than the
-    block, as "line N what it does": each earlier statement `left_out` with an effect the
+    block, as "line N, ..., what it does": each earlier statement `left_out` with an effect the
     analysis cannot see (a seed only where the block `draws` random numbers), and each of the setup (`chosen`) that calls a function of the file that
     prints and that the block calls too (the setup stays silent only where the block does not)."""
     kept_calls = {name for s in kept for name in called(s.node)}
@@ -67,8 +67,8 @@ def unsure(statements: list[Statement], chosen: list[Statement], left_out: list[
     printing = {s.node.name for s in statements if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and "print" in called(s.node)} & kept_calls
     reseeds = any(name in seeding or name.endswith("seed") for name in kept_calls)  # the block seeds itself
-    found = [f"line {s.node.lineno} calls {', '.join(sorted(set(called(s.node)) & printing))}, which prints, in the "
-             "setup the copy runs first" for s in chosen if set(called(s.node)) & printing]
+    found = [f"line {s.node.lineno}, in the setup the copy runs first, calls "
+             f"{', '.join(sorted(set(called(s.node)) & printing))}, which prints" for s in chosen if set(called(s.node)) & printing]
     for s in left_out:
         names = set(called(s.node))
         why = ("calls exec() or eval(), whose names a copy cannot follow" if names & {"exec", "eval"} else
@@ -88,7 +88,7 @@ def unsure(statements: list[Statement], chosen: list[Statement], left_out: list[
                if isinstance(s.node, ast.Try) and any(is_effect(b, s.shows) and names_of(b) & used for b in s.node.body[:-1])
                else None)
         if why:
-            found.append(f"line {s.node.lineno} {why}")
+            found.append(f"line {s.node.lineno}, which the copy leaves out, {why}")
     return found
 
 
