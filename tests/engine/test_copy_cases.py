@@ -4,6 +4,8 @@ reads what it did. Each copy is either exact, printing in an empty folder with `
 the block prints when the whole file runs, or the build is told why it may not be
 (`Program.unsure`, which build.py logs as a warning at the block) and it indeed prints other."""
 
+import os
+import signal
 import subprocess
 import sys
 
@@ -191,6 +193,16 @@ print("wrote")
 # the block
 print(open("notes.txt").read())
 """),
+    "spawn": ("starts processes by spawning", """\
+import multiprocessing as mp
+def square(x):
+    return x * x
+print("defined")
+# the block
+if __name__ == "__main__":
+    with mp.get_context("spawn").Pool(2) as pool:
+        print(pool.map(square, [1, 2, 3]))
+"""),
     "functools_cache_assigned": ("whose cache the block's call finds filled", """\
 import functools
 @functools.cache
@@ -204,8 +216,17 @@ print(load())
 }
 
 
-def python(*args, cwd):
-    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+def python(*args, cwd, timeout=60):
+    """`python *args` in `cwd`; one still running after `timeout` s is killed with what it started
+    (a pool whose workers cannot start waits for them for ever), returning -9."""
+    process = subprocess.Popen([sys.executable, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+    return subprocess.CompletedProcess(args, process.returncode, out, err)
 
 
 @pytest.mark.parametrize("name", COPY_CASES)
@@ -221,7 +242,7 @@ def test_a_copy_prints_what_its_block_shows_or_the_build_is_told_why_it_may_not(
     before = python("-c", code.split("# the block")[0], cwd=folders["before"])
     assert whole.returncode == 0 and whole.stdout.startswith(before.stdout), whole.stderr
     shown = whole.stdout[len(before.stdout):]
-    copied = python("-c", program.copy, cwd=folders["copy"])
+    copied = python("-c", program.copy, cwd=folders["copy"], timeout=20)
     if warned:
         assert any(warned in why for why in program.unsure), program.unsure
         assert (copied.returncode, copied.stdout) != (0, shown), "a copy warned of prints what its block shows"
@@ -238,3 +259,15 @@ def test_a_block_that_is_part_of_a_statement_is_warned_of(tmp_path):
     program = Source(path, tmp_path).program(3, 4)
     assert program.unsure == ["line 1 holds the block, which is a part of it: its copy is that part alone"]
     assert "IndentationError" in python("-c", program.copy, cwd=tmp_path).stderr
+
+
+def test_a_star_import_of_a_helper_module_brings_what_the_code_uses(tmp_path):
+    """`from helpers import *`: the copy holds the helper's definitions that the block uses."""
+    (tmp_path / "helpers.py").write_text("def double(x):\n    return 2 * x\n\n\ndef unused():\n    pass\n")
+    path = tmp_path / "uses.py"
+    path.write_text("from helpers import *\n\nprint(double(21))\n")
+    program = Source(path, tmp_path).program(3, 3)
+    assert "def double" in program.copy and "unused" not in program.copy and "import *" not in program.copy
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert python("-c", program.copy, cwd=empty).stdout == "42\n"

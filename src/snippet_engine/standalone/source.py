@@ -91,6 +91,8 @@ class Source:
         match statement.node:
             case ast.ImportFrom(module=module, level=0, names=aliases) if module:
                 path = project_module(module, self.path.parent, self.project)
+                if path and any(a.name == "*" for a in aliases):  # what it binds: statements.hidden_binds
+                    return {name: name for name in statement.binds}, path
                 return ({a.asname or a.name: a.name for a in aliases}, path) if path else None
             case ast.Import(names=[alias]):
                 path = project_module(alias.name, self.path.parent, self.project)

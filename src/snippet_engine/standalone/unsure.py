@@ -1,7 +1,7 @@
 """What a copy cannot be sure of: the earlier code it leaves out whose effect on the block the
 analysis (needs.py) cannot see, named so that the build warns at the block (build.py). Each is a
 way Python lets code change what later code sees without binding or changing a name the later
-code reads: exec(), globals(), setattr(); a method that changes its class; a cached function's
+code reads, or a way a copy cannot run as `python -c` (processes started by spawning): exec(), globals(), setattr(); a method that changes its class; a cached function's
 cache; a file written and read back; a generator object that was drawn from; a function that
 seeds; the statements
 of a `try` that run before the one whose error an earlier block shows (its last, taken to be). The copy of a block whose setup has
@@ -67,7 +67,9 @@ def unsure(statements: list[Statement], chosen: list[Statement], left_out: list[
     printing = {s.node.name for s in statements if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))
                 and "print" in called(s.node)} & kept_calls
     reseeds = any(name in seeding or name.endswith("seed") for name in kept_calls)  # the block seeds itself
-    found = [f"line {s.node.lineno}, in the setup the copy runs first, calls "
+    found = [f"line {s.node.lineno} starts processes by spawning, which runs the program again from its file: "
+             "a copy, run as `python -c`, has none" for s in [*chosen, *kept] if spawns(s.node)]
+    found += [f"line {s.node.lineno}, in the setup the copy runs first, calls "
              f"{', '.join(sorted(set(called(s.node)) & printing))}, which prints" for s in chosen if set(called(s.node)) & printing]
     for s in left_out:
         names = set(called(s.node))
@@ -90,6 +92,15 @@ def unsure(statements: list[Statement], chosen: list[Statement], left_out: list[
         if why:
             found.append(f"line {s.node.lineno}, which the copy leaves out, {why}")
     return found
+
+
+def spawns(node: ast.AST) -> bool:
+    """`mp.set_start_method("spawn")`, `get_context("forkserver")`, `torch.multiprocessing.spawn(...)`."""
+    return any(name == "spawn" for name in called(node)) or any(
+        isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))
+        and (n.func.id if isinstance(n.func, ast.Name) else n.func.attr) in ("get_context", "set_start_method")
+        and any(isinstance(a, ast.Constant) and a.value in ("spawn", "forkserver") for a in n.args)
+        for n in ast.walk(node))
 
 
 def makes_generator(value: ast.expr) -> bool:
