@@ -58,7 +58,9 @@ class Snippet:
 
     @functools.cached_property
     def source(self) -> standalone.Source:
-        return standalone.Source(self.path, self.project, self.data)
+        held = standalone.data_file(self.result.deps) if self.data is not None else None
+        files = [d for d in self.result.deps if d.suffix != ".py" and d.is_file() and d != held]
+        return standalone.Source(self.path, self.project, self.data, files)
 
     @functools.cached_property
     def made_from(self) -> str:

@@ -2,11 +2,14 @@
 clearly, naming the file and the line, and the next run is healthy."""
 
 import errno
+import html
 import json
 import logging
 import os
 import re
 import signal
+import subprocess
+import sys
 import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
@@ -734,3 +737,23 @@ def test_a_copy_that_may_print_other_than_its_block_is_warned_of_at_the_block(pr
     assert re.search(r"WARNING +- +index\.md:5: the copy of counter\.py:count may print other than its block: line 8, "
                      r"which the copy leaves out, makes a Counter, whose methods change the class",
                      done.stderr), done.stderr
+
+
+def test_a_copy_that_reads_a_file_it_does_not_hold_says_which_and_runs_from_the_projects_root(project):
+    """A snippet that reads a CSV file beside it (a copy holds a JSON file's values only): its
+    copy, and its notebook cell, say which file it reads and where to run it; run as they say,
+    from the root of the project's source, the copy prints what the block shows."""
+    project.write("snippets/points.csv", "1,2\n3,4\n")
+    project.write("snippets/reads.py", "from pathlib import Path\n\nrows = (Path(__file__).parent / 'points.csv')"
+                                       ".read_text().split()\nprint(len(rows), 'rows')\n")
+    project.write("docs/index.md", "# Page\n\nText.\n\n```python\n--8<-- \"reads.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    page = (project.root / "site" / "index.html").read_text()
+    copy = html.unescape(re.search(r'<div data-copy="([^"]*)"', page)[1])
+    assert copy.startswith("# It reads snippets/points.csv: run it from the root of the project's source"), copy
+    assert "__file__ = 'snippets/reads.py'  # where this code lives in the repository" in copy
+    ran = subprocess.run([sys.executable, "-c", copy], cwd=project.root, capture_output=True, text=True)
+    assert ran.stdout == "2 rows\n" and "2 rows" in page, ran.stderr
+    notebook = (project.root / "site" / "notebooks" / "index.ipynb").read_text()
+    assert "It reads snippets/points.csv" in notebook

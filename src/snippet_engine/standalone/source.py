@@ -9,6 +9,7 @@ import pprint
 import re
 import sys
 import textwrap
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from importlib.machinery import PathFinder
@@ -73,8 +74,9 @@ class Inlined:
 class Source:
     """One snippet file, read as a program whose parts a reader takes away."""
 
-    def __init__(self, path: str | Path, project: str | Path, data: Any = None) -> None:
+    def __init__(self, path: str | Path, project: str | Path, data: Any = None, files: Iterable[Path] = ()) -> None:
         self.path, self.project = Path(path), Path(project)
+        self.files = sorted(files)  # the files it reads that a copy does not hold (every data file but `data`'s)
         found = statements_of(self.path)
         # Python cannot parse it: the run says why, and a copy is the lines as they are
         self.statements, self.lines = found if found else ([], code_text(self.path, "replace").splitlines())
@@ -241,9 +243,8 @@ class Source:
         all_imports = own_imports + [t for t in imports if t not in own_imports]
         code = self.block_text(first, last, set(block) - set(kept) | set(lead), values=values)
         if "__file__" in wanted | used and not as_file:  # it finds a data file that is not there from where it lives
-            where = self.path.relative_to(self.project).as_posix()
-            setup.insert(0, f"__file__ = {where!r}  # where this code lives in the repository")
-            fold = join([f"__file__ = {where!r}  # where this code lives in the repository", fold])
+            setup.insert(0, self.where())
+            fold = join([self.where(), fold])
         doubts = unsure(self.statements, chosen, [s for s in earlier if s not in chosen], kept, wanted | used,
                         any(s in self.may_draw for s in kept))
         doubts += [f"line {s.node.lineno} holds the block, which is a part of it: its copy is that part alone"
@@ -273,9 +274,19 @@ class Source:
                 self.inline_helper(s, used, helpers, (self.path,))
         code = self.block_text(first, last, set(block) - set(kept), after or {})
         if "__file__" in free_names(kept):  # a notebook has no __file__: the data is found from here
-            where = self.path.relative_to(self.project).as_posix()
-            code = f"__file__ = {where!r}  # where this code lives in the repository\n" + code
+            code = self.where() + "\n" + code
         return code
+
+    def where(self) -> str:
+        """The line that says where the code lives, for code that finds its files from there, and
+        which files it reads there that it does not hold."""
+        line = f"__file__ = {self.path.relative_to(self.project).as_posix()!r}  # where this code lives in the repository"
+        if not self.files:
+            return line
+        files = ", ".join(f.relative_to(self.project).as_posix() for f in self.files)
+        return "\n".join(textwrap.wrap(f"It reads {files}: run it from the root of the project's source (the home "
+                                        "page links its download), or put those files where these paths say.",
+                                        86, initial_indent="# ", subsequent_indent="# ") + [line])
 
     def block_text(self, first: int, last: int, dropped: AbstractSet[Statement],
                    after: dict[Statement, str] | None = None, values: Any = None) -> str:
