@@ -757,3 +757,31 @@ def test_a_copy_that_reads_a_file_it_does_not_hold_says_which_and_runs_from_the_
     assert ran.stdout == "2 rows\n" and "2 rows" in page, ran.stderr
     notebook = (project.root / "site" / "notebooks" / "index.ipynb").read_text()
     assert "It reads snippets/points.csv" in notebook
+
+
+def test_large_data_read_by_several_blocks_fills_their_copies_and_not_their_setup_folds(project):
+    """A JSON file of some 300 KB that three blocks read: each block's copy holds the values it
+    takes and prints what the block shows; the setup fold above each block shows `...` in their
+    place and says so, so that the page is not three times the data again in highlighted code.
+    A copy this large (over the 128 KB of one argument) cannot run as `python -c`: pasted into a
+    file, it runs."""
+    values = {"losses": [round(0.5 + i / 7, 6) for i in range(30_000)]}
+    project.write("snippets/results.json", json.dumps(values))
+    project.write("snippets/reads.py", "import json\nfrom pathlib import Path\n\nlosses = json.loads((Path(__file__).parent"
+                  " / 'results.json').read_text())['losses']\n\n" + "".join(
+                      f"# --8<-- [start:b{k}]\nprint(len(losses) + {k})\n# --8<-- [end:b{k}]\n\n" for k in range(3)))
+    project.write("docs/index.md", "# Page\n\n" + "".join(f"Text.\n\n```python\n--8<-- \"reads.py:b{k}\"\n```\n\n"
+                                                      for k in range(3)))
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    page = (project.root / "site" / "index.html").read_text()
+    folds = re.findall(r'<details class="snippet-setup">.*?</details>', page, re.S)
+    assert len(folds) == 3 and all(len(f) < 5000 and "stands for the data" in html.unescape(re.sub("<[^>]+>", "", f))
+                                   for f in folds), [len(f) for f in folds]
+    copies = [html.unescape(c) for c in re.findall(r'<div data-copy="([^"]*)"', page)]
+    for k, copy in enumerate(copies):
+        pasted = project.root / "site" / f"copy{k}.py"
+        pasted.write_text(copy)
+        ran = subprocess.run([sys.executable, pasted.name], cwd=pasted.parent, capture_output=True, text=True)
+        assert len(copy) > 128 * 1024 and ran.stdout == f"{30_000 + k}\n", ran.stderr
+    assert len(page) < 3 * len("".join(copies)) + 500_000, "the page is its copies and little more"

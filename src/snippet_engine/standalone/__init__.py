@@ -36,7 +36,9 @@ an empty folder, and writes no file the snippet itself does not write.
 - A data file the snippet reads with `json.loads(path.read_text())` becomes
   its values, as a literal in place of the call (in a copy only the part of
   them the copy's code takes: `used_data`); the lines that only found
-  its path from `__file__` go.
+  its path from `__file__` go. The setup fold on the page shows values of
+  more than `FOLDED_DATA` characters as `...`, saying so: the page shows a
+  fold for each block that reads them, the copy holds them once.
 
 The dependency analysis is a backward liveness pass over the top-level
 statements, a few dozen lines of `ast`: the tools that do this for whole

@@ -37,6 +37,11 @@ class Literal(pprint.PrettyPrinter):
         return super().format(obj, context, maxlevels, level)
 
 
+# The most characters of a data file's values that a block's setup fold shows: a copy holds them
+# all, the page shows the fold of each block that reads them.
+FOLDED_DATA = 2000
+
+
 @dataclass
 class Program:
     setup: str  # what a block needs before it: the page folds it above the block
@@ -120,9 +125,11 @@ class Source:
     def shows(self) -> frozenset[str]:
         return self.statements[0].shows if self.statements else frozenset()
 
-    def text(self, statement: Statement, first: int | None = None, last: int | None = None, values: Any = None) -> str:
+    def text(self, statement: Statement, first: int | None = None, last: int | None = None, values: Any = None,
+             elide: int | None = None) -> str:
         """A statement's lines (or lines first..last of it) without section markers, its data
-        reads replaced by the data's values (or by `values`, the part of them a copy uses)."""
+        reads replaced by the data's values (or by `values`, the part of them a copy uses); values
+        longer than `elide` characters by `...`."""
         values = self.data if values is None else values
         first, last = max(first or statement.first, statement.first), min(last or statement.last, statement.last)
         lines = [line.encode() for line in self.lines[first - 1:last]]
@@ -133,6 +140,8 @@ class Source:
             if 0 <= top and bottom < len(lines):
                 indent = " " * len(lines[top][:read.col_offset].decode())
                 literal = Literal(width=88 - len(indent), sort_dicts=False).pformat(values)
+                if elide is not None and len(literal) > elide:
+                    literal = "..."
                 lines[top:bottom + 1] = [lines[top][:read.col_offset] + literal.replace("\n", "\n" + indent).encode()
                                          + lines[bottom][read.end_col_offset:]]
         return "\n".join(line.decode() for line in lines if not MARKER.search(line.decode()))
@@ -233,13 +242,17 @@ class Source:
         imports += [t for t in inlined.imports if t not in imports]
         values = used_data(self.data, [s.node for s in chosen + kept])  # what the copy's code takes of the data
         quiet = self.called_in_setup(chosen, wanted)
-        own = [textwrap.dedent(plain(silent(self.text(self.settled(s), values=values), self.shows, quiet)))
-               for s in chosen if not s.is_import]
-        setup = inlined.definitions + own
+        def own(elide: int | None = None) -> list[str]:
+            return [textwrap.dedent(plain(silent(self.text(self.settled(s), values=values, elide=elide), self.shows, quiet)))
+                    for s in chosen if not s.is_import]
+
+        setup, shown = inlined.definitions + own(), inlined.definitions + own(FOLDED_DATA)
+        if shown != setup:
+            shown.insert(len(inlined.definitions), "# ... stands for the data file's values, which the copy holds")
         lead = list(itertools.takewhile(lambda s: s.is_import or is_docstring(s), kept)) if imports or setup else []
         head = [self.text(s) for s in lead if is_docstring(s)]
         own_imports = [self.text(s) for s in lead if s.is_import]
-        fold = join(["\n".join(t for t in imports if t not in own_imports), *setup])
+        fold = join(["\n".join(t for t in imports if t not in own_imports), *shown])
         all_imports = own_imports + [t for t in imports if t not in own_imports]
         code = self.block_text(first, last, set(block) - set(kept) | set(lead), values=values)
         if "__file__" in wanted | used and not as_file:  # it finds a data file that is not there from where it lives
