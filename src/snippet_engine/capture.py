@@ -207,6 +207,7 @@ class TextStream(io.TextIOBase):
     def __init__(self, capture: Capture, name: str, fd: int, journal: TextIO) -> None:
         self.capture, self.name, self.fd, self.journal = capture, name, fd, journal
         self.buffer = BytesStream(self)
+        self.midline = False  # its last write left a line open (print() writes the text, then "\n")
 
     @property
     def errors(self) -> str:  # type: ignore[override]  # an attribute to typeshed, a read-only property to io
@@ -220,7 +221,9 @@ class TextStream(io.TextIOBase):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         if not text.isascii():
             text = text.encode("utf-8", self.errors).decode("utf-8")  # a lone surrogate fails on stdout
-        self.capture.drain()
+        if not self.midline:  # what reached fd 1 and 2 below Python comes first, but not inside a line
+            self.capture.drain()
+        self.midline = not text.endswith("\n")
         self.capture.stream(self.name, text)
         self.journal.write(text)
         if self.name == "stderr":

@@ -344,3 +344,13 @@ def test_display_is_a_snippets_and_not_plain_pythons(engine, tmp_path):
     copied = engine.run_code(code)
     assert copied.error["type"] == "NameError" and copied.error["message"] == "name 'display' is not defined"
     assert plain.stderr.rstrip().endswith("NameError: name 'display' is not defined")
+
+
+def test_output_below_python_keeps_its_place_between_lines_and_never_splits_one(engine, tmp_path):
+    """Text written to fd 1 below Python (os.write, a C library) comes out where it was written
+    among the snippet's printed lines; written while a line is open (print's text written, its
+    newline not yet), after that line: the capture reads fd 1 at the start of each line only."""
+    result = engine.run(snippet(tmp_path, "fd.py", "import os, sys\nprint('one')\nos.write(1, b'fd\\n')\n"
+                                                   "print('two')\nsys.stdout.write('open ')\nos.write(1, b'mid\\n')\n"
+                                                   "print('closed')\nprint('three')\n"))
+    assert result.stdout == "one\nfd\ntwo\nopen closed\nmid\nthree\n"
