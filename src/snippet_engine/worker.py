@@ -250,33 +250,35 @@ def outcome(raised: BaseException | None, path: str, root: str) -> Failure | Non
     status is 0 or None is none, unless it ended the snippet early (`ended_early`)."""
     if isinstance(raised, SystemExit):
         if raised.code in (None, 0):
-            frames = [frame.lineno for frame in traceback.extract_tb(raised.__traceback__) if frame.filename == path]
+            frames = [frame for frame in traceback.extract_tb(raised.__traceback__) if frame.filename == path]
             return ended_early(frames[0] if frames else None, path, "sys.exit()")
         return exit_error(raised.code) if isinstance(raised.code, int) else error_report(raised, path, root)
     return None if raised is None else error_report(raised, path, root)
 
 
-def ended_early(line: int | None, path: str, how: str) -> Failure | None:
-    """A failure for a successful exit (`how`: sys.exit(), os._exit(0)) at the top-level `line`,
-    before the snippet's last top-level statement: the code after it never runs, and the blocks
-    that show that code would show nothing."""
+def ended_early(frame: traceback.FrameSummary | None, path: str, how: str) -> Failure | None:
+    """A failure for a successful exit (`how`: sys.exit(), os._exit(0)) in the snippet's top-level
+    code at `frame`, before its last top-level statement starts (on an earlier line, or earlier
+    on that statement's line: `sys.exit(0); print()`): the code after it never runs, and the
+    blocks that show that code would show nothing."""
     try:
         with open(path, "rb") as f:
             last = ast.parse(f.read()).body[-1]
     except (OSError, SyntaxError, ValueError, IndexError):  # python -c code, or a file gone
         return None
-    first = min([last.lineno] + [d.lineno for d in getattr(last, "decorator_list", [])])
-    if line is None or first <= line <= (last.end_lineno or last.lineno):
+    start = min([(last.lineno, last.col_offset)] + [(d.lineno, d.col_offset) for d in getattr(last, "decorator_list", [])])
+    if frame is None or frame.lineno is None or (frame.lineno, frame.colno or 0) >= start:
         return None
-    return failure("SystemExit", f"{how} at line {line} ended the snippet before its last statement (line "
-                   f"{first}): the code after it never ran, and the blocks that show it would show nothing", line)
+    return failure("SystemExit", f"{how} at line {frame.lineno} ended the snippet before its last statement (line "
+                   f"{start[0]}): the code after it never ran, and the blocks that show it would show nothing",
+                   frame.lineno)
 
 
-def running_line(path: str) -> int | None:
-    """The line of the snippet's top-level code that its main thread is running."""
+def running_frame(path: str) -> traceback.FrameSummary | None:
+    """Where in the snippet's top-level code its main thread is."""
     frame = sys._current_frames().get(threading.main_thread().ident or 0)
-    lines = [f.lineno for f in traceback.extract_stack(frame) if f.filename == path] if frame else []
-    return lines[0] if lines else None
+    frames = [f for f in traceback.extract_stack(frame) if f.filename == path] if frame else []
+    return frames[0] if frames else None
 
 
 def at_exit() -> None:
@@ -369,7 +371,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         os.replace(tmp, os.path.join(private, "reply.json"))
 
     def exit_now(status: int) -> NoReturn:  # os._exit skips atexit and finally, as in plain Python; the output is kept
-        finish(ended_early(running_line(path), path, "os._exit(0)") if status == 0 else exit_error(status))
+        finish(ended_early(running_frame(path), path, "os._exit(0)") if status == 0 else exit_error(status))
         EXIT(status)
 
     error: Failure | None = None

@@ -132,7 +132,8 @@ def test_exits_and_syntax_errors_are_reported_as_python_would(engine, tmp_path):
 
 
 def test_a_successful_exit_before_the_last_statement_is_a_failure_at_its_line(engine, tmp_path):
-    """sys.exit(0) or os._exit(0) halfway (in a function the top-level code calls too): Python
+    """sys.exit(0) or os._exit(0) halfway (in a function the top-level code calls too, or before
+    the last statement on its line): Python
     stops there, silently, and every block after it would show nothing; the snippet fails at the
     line, saying so. As the last statement, or in the last statement's `if __name__ ==
     "__main__":`, it is the end of the snippet."""
@@ -144,6 +145,8 @@ def test_a_successful_exit_before_the_last_statement_is_a_failure_at_its_line(en
                                                    "print('first')\nstop()\nprint('never')\n"))
     assert hard.stdout == "first\n" and hard.error["type"] == "SystemExit" and hard.error["line"] == 9
     assert hard.error["message"].startswith("os._exit(0) at line 9 ended the snippet before its last statement (line 10)")
+    one_line = engine.run(snippet(tmp_path, "one_line.py", "import sys\n\nprint('first'); sys.exit(0); print('never')\n"))
+    assert one_line.stdout == "first\n" and one_line.error["line"] == 3, one_line.error
     last = engine.run(snippet(tmp_path, "last.py", "import sys\n\nprint('all')\nsys.exit()\n"))
     main = engine.run(snippet(tmp_path, "main.py", "import sys\n\n\ndef main():\n    print('main')\n    return 0\n\n\n"
                                                    "if __name__ == '__main__':\n    sys.exit(main())\n"))
