@@ -468,9 +468,9 @@ class Runner:
         return self.run_uncached({"code": code, **({"cwd": str(cwd)} if cwd else {})}, Path("<string>"), "python -c")
 
     def run_in_place(self, path: str | os.PathLike[str]) -> Result:
-        """Run a file as `cd its/folder && python file.py` would (never cached)."""
+        """Run a file as `cd its/folder && python file.py` would: no display() (never cached)."""
         path = Path(path).resolve()
-        return self.run_uncached({"path": str(path), "cwd": str(path.parent)}, path, path.name)
+        return self.run_uncached({"path": str(path), "cwd": str(path.parent), "plain": True}, path, path.name)
 
     def run_uncached(self, request: Request, path: Path, name: str, key: str | None = None) -> Result:
         """Run a request in the worker; a worker that dies is started again once. `key`: the

@@ -44,6 +44,7 @@ class Request(TypedDict, total=False):
     path: str
     code: str  # run as `python -c code` would
     cwd: str  # the folder to run in, rather than a scratch one
+    plain: bool  # as plain Python runs it, with no display() (a download, as the reader runs it)
     options: list[str]  # the words of its blocks' fences that kinds answer to (kinds.around)
     root: str  # the project folder: files under it that a snippet imports or reads are its dependencies
     timeout: float

@@ -349,8 +349,10 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     sys.argv = ["-c"] if code is not None else [path]
     sys.stdin = open(0, closefd=False)
     capture = Capture(path, request["output_limit"])
-    # `python -c`, as a copy of a block runs, has no display(): a copy that calls it fails as it would for the reader.
-    install(capture, fd_files, [os.path.join(private, name) for name in ("stdout", "stderr")], display=code is None)
+    # Plain Python has no display(): a copy (`python -c`) or a download run in place that calls it
+    # fails as it would for the reader.
+    install(capture, fd_files, [os.path.join(private, name) for name in ("stdout", "stderr")],
+            display=code is None and not request.get("plain"))
     watch = Watch(root, workdir, private)
     start = time.perf_counter()
 

@@ -337,12 +337,14 @@ def test_the_print_benchmark_runs_and_writes_its_schema(tmp_path):
 
 def test_display_is_a_snippets_and_not_plain_pythons(engine, tmp_path):
     """A snippet shows what display() is given, as a notebook does; its code run as `python -c`
-    (as the copy tests run every copy) has no display(), as in plain Python."""
+    (as the copy tests run every copy) or as a file in its folder (as the download tests run
+    every download) has no display(), as in plain Python."""
     code = "display(1 + 1)\n"
-    assert engine.run(snippet(tmp_path, "shows.py", code)).outputs[0]["output"]["data"]["text/plain"] == "2"
+    path = snippet(tmp_path, "shows.py", code)
+    assert engine.run(path).outputs[0]["output"]["data"]["text/plain"] == "2"
     plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    copied = engine.run_code(code)
-    assert copied.error["type"] == "NameError" and copied.error["message"] == "name 'display' is not defined"
+    for ran in (engine.run_code(code), engine.run_in_place(path)):
+        assert ran.error["type"] == "NameError" and ran.error["message"] == "name 'display' is not defined"
     assert plain.stderr.rstrip().endswith("NameError: name 'display' is not defined")
 
 
