@@ -203,6 +203,33 @@ if __name__ == "__main__":
     with mp.get_context("spawn").Pool(2) as pool:
         print(pool.map(square, [1, 2, 3]))
 """),
+    "class_global": ("", """\
+count = 0
+class Made:
+    def __init__(self):
+        global count
+        count += 1
+made = Made()
+print("made")
+# the block
+print(count)
+"""),
+    "two_star_imports": ("", """\
+from math import *
+from os.path import *
+print("imported")
+# the block
+print(sqrt(4.0), basename("/a/b"))
+"""),
+    "grad_off_then_on": ("", """\
+import torch
+torch.set_grad_enabled(False)
+x = torch.ones(1, requires_grad=True) * 2
+torch.set_grad_enabled(True)
+print("made")
+# the block
+print(x.requires_grad, (torch.ones(1, requires_grad=True) * 2).requires_grad)
+"""),
     "functools_cache_assigned": ("whose cache the block's call finds filled", """\
 import functools
 @functools.cache
@@ -271,3 +298,74 @@ def test_a_star_import_of_a_helper_module_brings_what_the_code_uses(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert python("-c", program.copy, cwd=empty).stdout == "42\n"
+
+
+# Ordinary code whose copy is exact and needs no warning: a method named eval, vars() of an
+# object, a function that calls one that prints (defined, not called, by the setup), a setting
+# of torch changed and set back before the code the block needs, a generator used up at once.
+ORDINARY = {
+    "eval_method": """\
+import torch
+from torch import nn
+model = nn.Linear(2, 2)
+model.eval()
+print("evaluating")
+# the block
+print(torch.ones(3) * 2)
+""",
+    "vars_of_an_object": """\
+class Config:
+    def __init__(self):
+        self.size = 3
+config = Config()
+print(vars(config))
+# the block
+print(config.size)
+""",
+    "printing_helper": """\
+def log(x):
+    print("log", x)
+def train():
+    log("step")
+    return 1
+print("defined")
+# the block
+log(train())
+""",
+    "setting_set_back": """\
+import torch
+torch.set_grad_enabled(False)
+print(torch.is_grad_enabled())
+torch.set_grad_enabled(True)
+# the block
+print(1 + 1)
+""",
+    "generator_used_up": """\
+xs = [1, 2, 3]
+n = sum(x for x in xs)
+for step in range(3):
+    xs.append(step)
+print("grew")
+# the block
+print(n)
+""",
+}
+
+
+@pytest.mark.parametrize("name", ORDINARY)
+def test_ordinary_code_is_copied_exactly_short_and_without_a_warning(tmp_path, name):
+    code = ORDINARY[name]
+    path = tmp_path / f"case_{name}.py"
+    path.write_text(code)
+    program = Source(path, tmp_path).program(code.splitlines().index("# the block") + 1, len(code.splitlines()))
+    assert program.unsure == []
+    assert not {"set_grad_enabled", "append", "eval()"} & set(program.copy.replace("(", " (").split()), program.copy
+    whole = python(str(path), cwd=tmp_path)
+    before = python("-c", code.split("# the block")[0], cwd=tmp_path)
+    assert python("-c", program.copy, cwd=tmp_path).stdout == whole.stdout[len(before.stdout):], program.copy
+
+
+def test_a_range_that_ends_on_the_comment_above_a_statement_is_not_part_of_it(tmp_path):
+    path = tmp_path / "lines.py"
+    path.write_text("x = 1\nprint(x)\n# the next one\ny = 2\n")
+    assert Source(path, tmp_path).program(1, 3).unsure == []

@@ -71,7 +71,7 @@ class Inlined:
     """Helper-module code to put before the code that imports it."""
     imports: list[str] = field(default_factory=list)  # import statements, as text
     definitions: list[str] = field(default_factory=list)  # statements, as text
-    origins: dict[str, Path] = field(default_factory=dict)  # each definition's module
+    origins: dict[str, tuple[Path, set[str]]] = field(default_factory=dict)  # each definition's module and names
     plain: bool = False  # the definitions without their comments and docstrings (`plain`)
     whole: bool = False  # a module imported whole (`import m as alias`) with all it defines, not what the code takes
 
@@ -159,7 +159,7 @@ class Source:
                     inlined.imports.append(text)
             elif (text := plain(self.text(s)) if inlined.plain else self.text(s)) not in inlined.definitions:
                 inlined.definitions.append(text)
-                inlined.origins[text] = self.path
+                inlined.origins[text] = self.path, s.binds
 
     def inline_helper(self, statement: Statement, used: AbstractSet[str], inlined: Inlined,
                       seen: tuple[Path, ...]) -> None:
@@ -186,7 +186,7 @@ class Source:
         text = (f'def {function}():\n    """{module.name}, as a namespace."""\n' + textwrap.indent(body, "    ")
                 + f"\n\n{alias} = {function}()")
         inlined.definitions.append(text)
-        inlined.origins[text] = module
+        inlined.origins[text] = module, {function, alias}
 
     @functools.cached_property
     def attributes(self) -> dict[str, set[str]]:
@@ -256,12 +256,14 @@ class Source:
         all_imports = own_imports + [t for t in imports if t not in own_imports]
         code = self.block_text(first, last, set(block) - set(kept) | set(lead), values=values)
         if "__file__" in wanted | used and not as_file:  # it finds a data file that is not there from where it lives
-            setup.insert(0, self.where())
-            fold = join([self.where(), fold])
-        doubts = unsure(self.statements, chosen, [s for s in earlier if s not in chosen], kept, wanted | used,
+            where = self.where("\n".join([*setup, code]))
+            setup.insert(0, where)
+            fold = join([where, fold])
+        doubts = unsure(self.statements, chosen, [s for s in earlier if s not in chosen], kept, used,
                         any(s in self.may_draw for s in kept))
         doubts += [f"line {s.node.lineno} holds the block, which is a part of it: its copy is that part alone"
-                   for s in block if s.node.lineno < first or (s.node.end_lineno or s.node.lineno) > last]
+                   for s in block if first <= (end := s.node.end_lineno or s.node.lineno) and s.node.lineno <= last
+                   and (s.node.lineno < first or end > last)]
         return Program(fold, join([*head, "\n".join(all_imports), *setup, code]), doubts)
 
     @staticmethod
@@ -287,16 +289,18 @@ class Source:
                 self.inline_helper(s, used, helpers, (self.path,))
         code = self.block_text(first, last, set(block) - set(kept), after or {})
         if "__file__" in free_names(kept):  # a notebook has no __file__: the data is found from here
-            code = self.where() + "\n" + code
+            code = self.where(code) + "\n" + code
         return code
 
-    def where(self) -> str:
-        """The line that says where the code lives, for code that finds its files from there, and
-        which files it reads there that it does not hold."""
+    def where(self, code: str) -> str:
+        """The line that says where `code` lives, for code that finds its files from there, and
+        which files it reads there that it does not hold (those it names, or where it names none
+        of them, every one its snippet read)."""
         line = f"__file__ = {self.path.relative_to(self.project).as_posix()!r}  # where this code lives in the repository"
-        if not self.files:
+        read = [f for f in self.files if f.name in code] or self.files
+        if not read:
             return line
-        files = ", ".join(f.relative_to(self.project).as_posix() for f in self.files)
+        files = ", ".join(f.relative_to(self.project).as_posix() for f in read)
         return "\n".join(textwrap.wrap(f"It reads {files}: run it from the root of the project's source (the home "
                                         "page links its download), or put those files where these paths say.",
                                         86, initial_indent="# ", subsequent_indent="# ") + [line])

@@ -1,11 +1,13 @@
-"""What a copy cannot be sure of: the earlier code it leaves out whose effect on the block the
-analysis (needs.py) cannot see, named so that the build warns at the block (build.py). Each is a
-way Python lets code change what later code sees without binding or changing a name the later
-code reads, or a way a copy cannot run as `python -c` (processes started by spawning): exec(), globals(), setattr(); a method that changes its class; a cached function's
-cache; a file written and read back; a generator object that was drawn from; a function that
-seeds; the statements
-of a `try` that run before the one whose error an earlier block shows (its last, taken to be). The copy of a block whose setup has
-none of these prints what the block prints (tests/site/test_copies.py runs every copy)."""
+"""What a copy cannot be sure of, named so that the build warns at the block (build.py): the
+earlier code it leaves out whose effect on the block the analysis (needs.py) cannot see, and
+what makes it print or fail otherwise. Each is a way Python lets code change what later code
+sees without binding or changing a name that code reads (exec(), globals(), setattr(); a method
+that changes its class; a cached function's cache; a file written and read back; a generator
+object drawn from; a function that seeds; the statements of a `try` that ran before the one
+whose error an earlier block shows, its last taken to be that one), a setup that calls a
+function that prints, and processes started by spawning, which a copy run as `python -c`
+cannot start. The copy of a block with none of these prints what the block prints
+(tests/site/test_copies.py runs every copy)."""
 
 import ast
 from collections.abc import Iterator
@@ -13,18 +15,31 @@ from collections.abc import Set as AbstractSet
 
 from snippet_engine.standalone.statements import Statement, is_effect
 
-CACHES = {"cache", "lru_cache", "cached_property"}  # functools' decorators
+CACHES = {"cache", "lru_cache"}  # functools' decorators of a function
 GENERATORS = {"default_rng", "Generator", "Random", "RandomState"}  # objects a program draws from
 WRITES = {"write_text", "write_bytes", "save", "savez", "savetxt", "dump", "to_csv"}  # a call that writes a file
 READS = {"read_text", "read_bytes", "load", "loadtxt", "read_csv", "open", "exists", "is_file"}
 
 
-def called(node: ast.AST) -> Iterator[str]:
-    """The names of what `node` calls: `f` of f(...) and of x.f(...)."""
-    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
-        match call.func:
-            case ast.Name(name) | ast.Attribute(_, name):
-                yield name
+def called(node: ast.AST, now: bool = False) -> Iterator[str]:
+    """The names of what `node` calls: `f` of f(...) and of x.f(...); `now`: only what runs when
+    the statement runs, not in the bodies of the functions and lambdas it defines."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if now and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):  # its body runs when called
+            todo.extend([*getattr(n, "decorator_list", []), n.args])
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)):
+            yield n.func.id if isinstance(n.func, ast.Name) else n.func.attr
+
+
+def builtin_calls(node: ast.AST) -> set[str]:
+    """The builtins a statement calls by name that change names unseen: exec(), eval(),
+    globals(), locals(), vars() with no argument (not `model.eval()`, not `vars(config)`)."""
+    return {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            and n.func.id in ("exec", "eval", "globals", "locals", "vars") and not (n.func.id == "vars" and n.args)}
 
 
 def writes_file(node: ast.AST) -> bool:
@@ -53,8 +68,9 @@ def unsure(statements: list[Statement], chosen: list[Statement], left_out: list[
            used: AbstractSet[str], draws: bool) -> list[str]:
     """Why the copy of the code `kept` (which reads the names `used`) may print other than the
     block, as "line N, ..., what it does": each earlier statement `left_out` with an effect the
-    analysis cannot see (a seed only where the block `draws` random numbers), and each of the setup (`chosen`) that calls a function of the file that
-    prints and that the block calls too (the setup stays silent only where the block does not)."""
+    analysis cannot see (a seed only where the block `draws` random numbers), and each of the
+    setup (`chosen`) that calls a function of the file that prints and that the block calls too
+    (the setup stays silent only where the block does not)."""
     kept_calls = {name for s in kept for name in called(s.node)}
     reads_files = any(name in READS for name in kept_calls)
     cached = {s.node.name for s in statements if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -69,12 +85,12 @@ def unsure(statements: list[Statement], chosen: list[Statement], left_out: list[
     reseeds = any(name in seeding or name.endswith("seed") for name in kept_calls)  # the block seeds itself
     found = [f"line {s.node.lineno} starts processes by spawning, which runs the program again from its file: "
              "a copy, run as `python -c`, has none" for s in [*chosen, *kept] if spawns(s.node)]
-    found += [f"line {s.node.lineno}, in the setup the copy runs first, calls "
-             f"{', '.join(sorted(set(called(s.node)) & printing))}, which prints" for s in chosen if set(called(s.node)) & printing]
+    found += [f"line {s.node.lineno}, in the setup the copy runs first, calls {', '.join(sorted(calls))}, which prints"
+              for s in chosen if (calls := set(called(s.node, now=True)) & printing)]
     for s in left_out:
-        names = set(called(s.node))
-        why = ("calls exec() or eval(), whose names a copy cannot follow" if names & {"exec", "eval"} else
-               "changes names through globals() or vars()" if names & {"globals", "vars", "locals"} else
+        names, builtins = set(called(s.node)), builtin_calls(s.node)
+        why = ("calls exec() or eval(), whose names a copy cannot follow" if builtins & {"exec", "eval"} else
+               "changes names through globals() or vars()" if builtins else
                "sets an attribute with setattr() or delattr()" if names & {"setattr", "delattr"} and s.loads & used else
                f"calls {', '.join(sorted(names & cached))}, whose cache the block's call finds filled"
                if names & cached & kept_calls else
