@@ -8,7 +8,9 @@ changes what the next ones print. The worker reads, when a snippet ends, which i
 (`changed`, in the run's Result); the notebook sets those back in a cell of its own before the
 next snippet's cells (notebooks.py), with the lines a reader would write (`restore`)."""
 
+import ast
 import sys
+import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import ModuleType
@@ -41,8 +43,10 @@ SETTINGS = {
 }
 
 
-# The functions that change them (`set_grad_enabled`): a copy keeps an earlier call of one (standalone/needs.py).
-SETTERS = {s.restore.partition("(")[0].rpartition(".")[2] for s in SETTINGS.values()}
+# The functions that change them, with the arguments that set the default: {"set_grad_enabled":
+# "(True)"}. A copy keeps the last earlier call of each that sets another value (standalone/needs.py).
+SETTERS = {call.partition("(")[0].rpartition(".")[2]: "(" + call.partition("(")[2]
+           for call in (ast.unparse(ast.parse(s.restore)) for s in SETTINGS.values())}
 
 
 def changed() -> list[str]:
@@ -64,6 +68,7 @@ def restore(names: Iterable[str]) -> str:
     said = ", ".join(left[:-1]) + " and " + left[-1] if len(left) > 1 else left[0]
     lines = [s.restore for s in settings]
     lines[-1] += ";" if settings[-1].shows else ""  # a notebook shows no value for it
-    return (f"# The example above leaves {said}: the site ran each example in a process\n"
-            "# of its own, and this notebook runs them all in one. Set back to the defaults:\n"
-            "import torch\n\n" + "\n".join(lines) + "\n")
+    why = (f"The example above leaves {said}: the site ran each example in a process of its own, and "
+           "this notebook runs them all in one. Set back to the defaults:")
+    return "\n".join(textwrap.wrap(why, 86, initial_indent="# ", subsequent_indent="# ")) + \
+        "\nimport torch\n\n" + "\n".join(lines) + "\n"

@@ -7,7 +7,7 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from snippet_engine.standalone.statements import SCOPES, Statement, leaves
+from snippet_engine.standalone.statements import SCOPES, Names, Statement, leaves, names
 
 
 def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: AbstractSet[Statement] = frozenset(),
@@ -25,12 +25,12 @@ def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: Abstrac
     values = value_names(statements)
     found = Origins(statements, values)
     unchangeable = {n for s in statements if s.is_import for n in s.binds} | values | definitions(statements)
-    # draws that bind no name (`print(random.random())`), and changes of torch's settings
-    forced: set[Statement] = {s for s in statements if s.sets_torch}
+    forced: set[Statement] = set()  # draws that bind no name (`print(random.random())`), changes of torch's settings
     while True:
         chosen, live = liveness(statements, wanted, found, unchangeable, forced)
-        later = {n for s in chosen if runs_later(s) for n in s.loads}
+        later = {n for s in chosen for n in late_names(s)}
         picked = set(chosen)
+        settings = settings_in_force(statements, picked)
         seeds = [i for i, s in enumerate(statements) if s in picked and s.is_seed]
         reset = reset_seeds(statements, seeds, picked)
         left_out = {statements[i] for i in reset}
@@ -47,16 +47,46 @@ def needed(statements: list[Statement], wanted: AbstractSet[str], drawn: Abstrac
             if end == start:  # nothing draws after it
                 chosen = [s for s in chosen if not s.is_seed]
         unbound = {s for s in kept_draws if not s.binds}
-        if later <= set(wanted) and unbound <= forced:
+        if later <= set(wanted) and unbound | settings <= forced:
             return chosen, live
-        wanted, forced = set(wanted) | later, forced | unbound
+        wanted, forced = set(wanted) | later, forced | unbound | settings
 
 
-def runs_later(statement: Statement) -> bool:
-    """Whether some of a statement's code runs when something calls it later, reading the names
-    then bound: a definition, or a lambda or a generator expression in it."""
-    return isinstance(statement.node, SCOPES) or any(isinstance(n, (ast.Lambda, ast.GeneratorExp))
-                                                     for n in ast.walk(statement.node))
+def late_names(statement: Statement) -> set[str]:
+    """The names a statement's code reads when something calls it later, bound as they are then:
+    a definition's, a lambda's (`lambda v: v * scale`), and a generator expression's that is not
+    used up at once by the call it is given to (`sum(p.numel() for p in ...)` is)."""
+    if isinstance(statement.node, SCOPES):
+        return statement.loads
+    given = {id(a) for n in ast.walk(statement.node) if isinstance(n, ast.Call) for a in n.args}
+    found: set[str] = set()
+    for n in ast.walk(statement.node):
+        if isinstance(n, ast.Lambda):
+            found |= names(n)[0]
+        elif isinstance(n, ast.GeneratorExp) and id(n) not in given:
+            inner = Names()
+            for k, generator in enumerate(n.generators):
+                if k:  # the first iterable is read at once
+                    inner.add(names(generator.iter))
+                inner.add((set(), names(generator.target)[1]))
+                for condition in generator.ifs:
+                    inner.add(names(condition))
+            inner.add(names(n.elt))
+            found |= inner.loads - inner.stores
+    return found & statement.loads
+
+
+def settings_in_force(statements: list[Statement], chosen: AbstractSet[Statement]) -> set[Statement]:
+    """The changes of torch's process-wide settings that a copy of `chosen` needs: a change to
+    other than the default that is in force where a chosen statement runs or at the end, and the
+    next change of that setting after it (which sets it back)."""
+    changes = [(i, setting) for i, s in enumerate(statements) if (setting := s.torch_setting)]
+    needed = set()
+    for k, (i, (name, default)) in enumerate(changes):
+        end = next((j for j, (other, _) in changes[k + 1:] if other == name), len(statements))
+        if not default and (end == len(statements) or any(s in chosen for s in statements[i + 1:end])):
+            needed |= {statements[i], *statements[end:end + 1]}
+    return needed
 
 
 def reset_seeds(statements: list[Statement], seeds: list[int], chosen: AbstractSet[Statement]) -> set[int]:
@@ -305,7 +335,8 @@ def liveness(statements: list[Statement], wanted: AbstractSet[str], origins: Ori
                                    or bool(changed(s.node) & held) or s.is_seed and bool(s.loads & live))
         if uses or changes or s in forced:
             chosen.append(s)
-            if isinstance(s.node, (ast.Assign, ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)):
+            if isinstance(s.node, (ast.Assign, ast.Import, ast.ImportFrom, *SCOPES[:2], ast.ClassDef)) \
+                    and not s.is_star_import:
                 live -= s.binds  # bound here for certain: earlier bindings are not needed
                 held -= s.binds
             live |= s.loads

@@ -266,19 +266,27 @@ class Statement:
         return isinstance(self.node, (ast.Import, ast.ImportFrom))
 
     @property
+    def is_star_import(self) -> bool:
+        """`from m import *`, whose names are not known for certain (`hidden_binds` guesses them)."""
+        return isinstance(self.node, ast.ImportFrom) and any(a.name == "*" for a in self.node.names)
+
+    @property
     def is_effect(self) -> bool:
         """It may change an object other code uses (`out.backward()`, `opt.step()`, a loop that
         calls them, a decorator that registers the function it decorates)."""
         return is_effect(self.node, self.shows)
 
     @property
-    def sets_torch(self) -> bool:
-        """It changes one of torch's process-wide settings (`torch.set_grad_enabled(False)`:
-        torch_settings), which every later statement runs with."""
+    def torch_setting(self) -> tuple[str, bool] | None:
+        """The setting of torch's process-wide ones (torch_settings) that it changes, which every
+        later statement runs with, and whether to its default: `torch.set_grad_enabled(False)`
+        is ("set_grad_enabled", False)."""
         match self.node:
-            case ast.Expr(ast.Call(ast.Attribute(_, name))):
-                return name in torch_settings.SETTERS
-        return False
+            case ast.Expr(ast.Call(ast.Attribute(owner, name)) as call) if name in torch_settings.SETTERS \
+                    and ast.unparse(owner) in ("torch", "torch.autograd"):
+                arguments = ast.unparse(call)[len(ast.unparse(call.func)):]
+                return name, arguments == torch_settings.SETTERS[name]
+        return None
 
     @property
     def is_seed(self) -> bool:
@@ -334,27 +342,28 @@ def parsed(path: Path, mtime_ns: int) -> tuple[list[Statement], list[str]] | Non
 
 
 def hidden_binds(statements: list[Statement]) -> None:
-    """Names a statement binds that its own code does not show: a call of a function that
-    assigns a global (`global count`), directly or through another function, binds it (and reads
+    """Names a statement binds that its own code does not show: a call of a function (or a
+    class, whose methods may) that assigns a global (`global count`), directly or through another function, binds it (and reads
     it, as `count += 1` does); `from m import *` binds the names the file reads and binds nowhere,
     and so does `builtins.name = ...` that name."""
+    definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)  # a class: its methods'
     assigns = {s.node.name: {n for node in ast.walk(s.node) if isinstance(node, ast.Global) for n in node.names}
-               for s in statements if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+               for s in statements if isinstance(s.node, definitions)}
     changed = True
     while changed:  # through the functions a function calls
         changed = False
         for s in statements:
-            if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(s.node, definitions):
                 more = set().union(*(assigns.get(n, set()) for n in s.loads)) - assigns[s.node.name]
                 assigns[s.node.name] |= more
                 changed |= bool(more)
     free = set().union(*(s.loads for s in statements)) - set().union(*(s.binds for s in statements)) - BUILTINS
     for s in statements:
-        if not isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if not isinstance(s.node, definitions):
             set_by_calls = set().union(*(assigns.get(n, set()) for n in s.loads))
             s.binds |= set_by_calls
             s.loads |= set_by_calls
-        if isinstance(s.node, ast.ImportFrom) and any(a.name == "*" for a in s.node.names):
+        if s.is_star_import:
             s.binds |= free
         if isinstance(s.node, ast.Assign):
             s.binds |= {t.attr for t in s.node.targets if isinstance(t, ast.Attribute) and ast.unparse(t.value) == "builtins"}
