@@ -10,8 +10,9 @@
   of a helper module goes, its code being in a setup cell;
 - where a snippet leaves one of torch's process-wide settings changed (gradient
   recording off, print options: torch_settings.py), a cell after its last one sets
-  them back: the page ran each snippet in a fresh process, the notebook runs them
-  all in one kernel;
+  them back, where another snippet's cells follow: the page ran each snippet in a
+  fresh process, the notebook runs them all in one kernel (a snippet whose cells
+  lie around another's leaves its settings to those between);
 - the setup cell, after the introduction, holds the code of the helper modules
   the chapter imports, as much as the chapter uses (a module imported whole: all
   of it, one namespace for every cell), their imports merged (one per module),
@@ -94,17 +95,19 @@ def chapter_cells(chapter: Chapter, results: Mapping[Path, Result],
     prose_from = min(heading if heading > 0 else len(chapter.markdown), chapter.blocks[0].start)
     done: dict[Path, int] = {}  # snippet -> its last line in a cell so far
     found, setup = [markdown_cell(chapter.markdown[:prose_from])], Setup()
-    last: Path | None = None  # the snippet of the last code cell
+    shown = [i.path for block in chapter.blocks for i in block.includes if i.is_snippet and not i.problem]
+    last_of = {path: k for k, path in enumerate(shown)}  # each snippet's last include
+    k = 0
     for block in chapter.blocks:
         found.append(markdown_cell(chapter.markdown[prose_from:block.start]))
         prose_from = block.end
         for include in block.includes:
             if include.is_snippet and not include.problem:
-                if last not in (None, include.path) and results[last].leaves:
-                    found.append(code_cell(torch_settings.restore(results[last].leaves)))
                 found.append(include_cell(include, done, results[include.path], source(include.path), setup,
                                           block.options))
-                last = include.path
+                if results[include.path].leaves and last_of[include.path] == k < len(shown) - 1:
+                    found.append(code_cell(torch_settings.restore(results[include.path].leaves)))
+                k += 1
     found.append(markdown_cell(chapter.markdown[prose_from:]))
     cells = [c for c in found if c is not None]
     if setup.inlined.definitions:
@@ -124,19 +127,23 @@ def chapter_cells(chapter: Chapter, results: Mapping[Path, Result],
 class Setup:
     """The setup cell's code (`inlined`: what the chapter's cells use of its helper modules), and
     the file each name was last bound from in the kernel (`bound`: a helper module's definition,
-    or a cell's own code), cell after cell. The setup cell runs first: a helper's definition goes
-    into it unless a cell before the one that needs it binds one of its names from another file
-    (another helper module's definition of it, or a snippet's own), and then into that cell."""
+    or a cell's own code), cell after cell. The setup cell runs first: what a cell needs of a
+    helper module goes into it, unless a cell before binds one of the names it needs of that
+    module from another file (another helper module's definition of it, or a snippet's own);
+    then all it needs of that module goes into the cell itself (a statement that binds nothing,
+    `Value.__add__ = add`, goes with the class it changes)."""
     inlined: standalone.Inlined = field(default_factory=standalone.Inlined)
     bound: dict[str, Path] = field(default_factory=dict)
 
     def take(self, needed: standalone.Inlined) -> list[str]:
         """Take what a cell needs of helper modules; returns the definitions the cell must hold."""
         self.inlined.imports += [t for t in needed.imports if t not in self.inlined.imports]
+        rebound = {origin for origin, names in needed.origins.values()
+                   if any(self.bound.get(name, origin) != origin for name in names)}
         own = []
         for text in needed.definitions:
-            names, origin = set().union(*(standalone.names(node)[1] for node in ast.parse(text).body)), needed.origins[text]
-            if any(self.bound.get(name, origin) != origin for name in names):
+            origin, names = needed.origins[text]
+            if origin in rebound:
                 own.append(text)
             elif text not in self.inlined.definitions:
                 self.inlined.definitions.append(text)
@@ -285,9 +292,9 @@ def include_cell(include: Include, done: dict[Path, int], result: Result, source
         code = code.replace("\n".join(own) + "\n" + line, line)
     copy = source.program(start, last).copy + "\n"
     code = watched(code) if recorded else code
-    if own := setup.take(needed):
+    if held := setup.take(needed):
         code = standalone.join(["# What this code imports from a helper module: an earlier cell gave a name of it\n"
-                                "# another meaning.\n" + own[0], *own[1:], code])
+                                "# another meaning.\n" + held[0], *held[1:], code])
     setup.ran({n for s in source.within(start, last) if not source.helper(s) for n in s.binds}, include.path)
     return code_cell(code, result.select(start, last), copy=copy)
 

@@ -785,3 +785,23 @@ def test_large_data_read_by_several_blocks_fills_their_copies_and_not_their_setu
         ran = subprocess.run([sys.executable, pasted.name], cwd=pasted.parent, capture_output=True, text=True)
         assert len(copy) > 128 * 1024 and ran.stdout == f"{30_000 + k}\n", ran.stderr
     assert len(page) < 3 * len("".join(copies)) + 500_000, "the page is its copies and little more"
+
+
+@pytest.mark.jupyter
+def test_a_helper_whose_class_an_earlier_snippet_defines_too_goes_whole_into_the_cell_that_needs_it(project, tmp_path):
+    """A snippet defines its own `Value`; a later one imports `Value` from a helper module that
+    defines it and then changes it (`Value.__add__ = add`, a statement that binds no name): all
+    that the later cell needs of the helper goes into that cell, so that the notebook, run top to
+    bottom, adds as the page does (the change in the setup cell would meet no `Value` yet)."""
+    project.write("snippets/vectors.py", "class Value:\n    def __init__(self, v):\n        self.v = v\n\n\n"
+                                         "def add(a, b):\n    return Value(a.v + b.v)\n\n\nValue.__add__ = add\n")
+    project.write("snippets/first.py", "class Value:\n    pass\n\n\nprint('own', type(Value()).__name__)\n")
+    project.write("snippets/second.py", "from vectors import Value\n\nprint((Value(1) + Value(2)).v)\n")
+    project.write("docs/index.md", "# Page\n\n```python\n--8<-- \"first.py\"\n```\n\nText.\n\n"
+                                   "```python\n--8<-- \"second.py\"\n```\n")
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    notebook = nbformat.read(project.root / "site" / "notebooks" / "index.ipynb", as_version=4)
+    stored, ran = executed_as_stored(notebook, tmp_path)
+    assert [text for *_, text in stored if text] == ["own Value\n", "3\n"]
+    assert ran == stored
