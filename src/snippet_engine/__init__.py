@@ -20,5 +20,5 @@ Modules, one concern each:
 - api_links.py   links from torch names in prose to the PyTorch reference
 - wheel.py       the step-through package (src/autograd_steps) as a wheel to download
 - katex.py       the `katex` plugin: math typeset at build time
-- system_tools.py  Graphviz and Chromium: checks, and how to install them
+- system_tools.py  Graphviz, Chromium, an emoji font: checks, and how to install them
 """

@@ -74,7 +74,8 @@ class Snippet:
         """{"first:last:as_file": [setup, copy, unsure]} of the programs made so far."""
         saved = self.cache.get(self.made_from)
         well_formed = isinstance(saved, dict) and all(
-            isinstance(v, list) and len(v) == 3 and all(isinstance(t, str) for t in [*v[:2], *v[2]])
+            isinstance(v, list) and len(v) == 3 and isinstance(v[2], list)
+            and all(isinstance(t, str) for t in [*v[:2], *v[2]])
             for v in saved.values())
         return cast(dict[str, list[Any]], saved) if well_formed else {}
 

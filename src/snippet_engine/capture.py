@@ -150,7 +150,7 @@ class Capture:
     def drain(self) -> None:
         """Text written straight to file descriptor 1 or 2 (os.write, a subprocess), since the
         last drain: a single read of each where nothing was, the most frequent case (a drain
-        comes before each of the snippet's own writes)."""
+        comes before each line the snippet starts to write: `TextStream.write`)."""
         for stream in self.fd_streams:
             if data := os.read(stream.fd, READ):
                 stream.drained(self, data)
@@ -223,7 +223,7 @@ class TextStream(io.TextIOBase):
             text = text.encode("utf-8", self.errors).decode("utf-8")  # a lone surrogate fails on stdout
         if not self.midline:  # what reached fd 1 and 2 below Python comes first, but not inside a line
             self.capture.drain()
-        self.midline = not text.endswith("\n")
+        self.midline = not text.endswith("\n") if text else self.midline
         self.capture.stream(self.name, text)
         self.journal.write(text)
         if self.name == "stderr":

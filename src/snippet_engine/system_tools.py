@@ -50,8 +50,8 @@ def present(tool: str) -> bool:
     draws an emoji (🚀, which DejaVu, the fallback font on Debian, does not)."""
     if tool == "chromium":
         return chromium() is not None
-    if tool == "emoji":
-        return shutil.which("fc-list") is not None and bool(
+    if tool == "emoji":  # macOS and Windows come with one, and without fontconfig
+        return not sys.platform.startswith("linux") or shutil.which("fc-list") is not None and bool(
             subprocess.run(["fc-list", ":charset=1f680"], capture_output=True, text=True).stdout.strip())
     return shutil.which(tool) is not None
 
