@@ -269,7 +269,7 @@ def test_a_copy_prints_what_its_block_shows_or_the_build_is_told_why_it_may_not(
     before = python("-c", code.split("# the block")[0], cwd=folders["before"])
     assert whole.returncode == 0 and whole.stdout.startswith(before.stdout), whole.stderr
     shown = whole.stdout[len(before.stdout):]
-    copied = python("-c", program.copy, cwd=folders["copy"], timeout=20)
+    copied = python("-c", program.copy, cwd=folders["copy"], timeout=10)  # a spawning pool waits for ever
     if warned:
         assert any(warned in why for why in program.unsure), program.unsure
         assert (copied.returncode, copied.stdout) != (0, shown), "a copy warned of prints what its block shows"
