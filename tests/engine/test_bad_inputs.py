@@ -648,11 +648,13 @@ torch.use_deterministic_algorithms(True)
 """
 
 
-def test_a_run_says_which_of_torchs_settings_its_snippet_leaves_changed(engine, tmp_path):
+def test_a_run_says_which_of_torchs_settings_its_snippet_leaves_changed(worker, tmp_path):
     """Every setting of torch_settings changed by a snippet is in its Result, and in the Result
     the cache gives back; a snippet that only imports torch, or sets back what it changed, or
     changes a setting inside a `with` block, leaves none changed (the settings' defaults are
-    those of a fresh process)."""
+    those of a fresh process). Each imports torch itself: a busy machine takes more than the
+    3 s of this file's other runners."""
+    engine = sharing(worker, tmp_path, timeout=120, preload=())
     path = snippet(tmp_path, "leaves.py", LEAVES)
     left = engine.run(path)
     assert left.error is None and left.leaves == list(torch_settings.SETTINGS)
