@@ -12,6 +12,8 @@ Modules, one concern each:
                  process that forks a child per snippet
 - shapes.py      what a run gives (outputs, failures), typed
 - capture.py     what a running snippet prints and displays, as nbformat outputs
+- torch_settings.py  torch's process-wide settings a snippet may leave changed (a notebook
+                 sets them back before the next snippet's cells)
 - kinds/         the kinds of output, one module each: how it is captured and shown
 - render.py      what the kinds' HTML is made with, and the failure's block
 - standalone/    a snippet (or the part of it a block shows) as code that runs on its own
