@@ -21,7 +21,7 @@ from snippet_engine.standalone.data import used_data
 from snippet_engine.standalone.needs import Drawing, calls_drawing, drawing, draws, needed
 from snippet_engine.standalone.statements import Statement, free_names, is_docstring, showing, statements_of
 from snippet_engine.standalone.text import import_text, join, plain, silent
-from snippet_engine.standalone.unsure import unsure
+from snippet_engine.standalone.unsure import Facts, facts, unsure
 
 READING: set[Path] = set()  # the files whose helper modules are being read (Source.showing)
 
@@ -199,6 +199,11 @@ class Source:
         return found
 
     @functools.cached_property
+    def facts(self) -> Facts:
+        """What its statements define that a copy's doubts ask about (`unsure`)."""
+        return facts(self.statements)
+
+    @functools.cached_property
     def random(self) -> Drawing:
         """What may draw random numbers in this file (`drawing`)."""
         return drawing(self.statements, self.helpers)
@@ -246,7 +251,8 @@ class Source:
             return [textwrap.dedent(plain(silent(self.text(self.settled(s), values=values, elide=elide), self.shows, quiet)))
                     for s in chosen if not s.is_import]
 
-        setup, shown = inlined.definitions + own(), inlined.definitions + own(FOLDED_DATA)
+        setup = inlined.definitions + own()
+        shown = inlined.definitions + own(FOLDED_DATA) if values is not None else setup
         if shown != setup:
             shown.insert(len(inlined.definitions), "# ... stands for the data file's values, which the copy holds")
         lead = list(itertools.takewhile(lambda s: s.is_import or is_docstring(s), kept)) if imports or setup else []
@@ -259,7 +265,7 @@ class Source:
             where = self.where("\n".join([*setup, code]))
             setup.insert(0, where)
             fold = join([where, fold])
-        doubts = unsure(self.statements, chosen, [s for s in earlier if s not in chosen], kept, used,
+        doubts = unsure(self.facts, chosen, [s for s in earlier if s not in chosen], kept, used,
                         any(s in self.may_draw for s in kept))
         doubts += [f"line {s.node.lineno} holds the block, which is a part of it: its copy is that part alone"
                    for s in block if first <= (end := s.node.end_lineno or s.node.lineno) and s.node.lineno <= last

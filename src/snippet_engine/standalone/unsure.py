@@ -12,6 +12,7 @@ cannot start. The copy of a block with none of these prints what the block print
 import ast
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 
 from snippet_engine.standalone.statements import Statement, is_effect
 
@@ -64,7 +65,29 @@ def class_changers(statements: list[Statement]) -> set[str]:
     return found
 
 
-def unsure(statements: list[Statement], chosen: list[Statement], left_out: list[Statement], kept: list[Statement],
+@dataclass(frozen=True)
+class Facts:
+    """What a file's statements define that `unsure` asks about, found once for all its blocks."""
+    cached: set[str]  # functions with functools' cache
+    generators: set[str]  # names bound to a generator object (`makes_generator`)
+    changers: set[str]  # classes whose methods change the class (`class_changers`)
+    seeding: set[str]  # functions that seed a random generator
+    printing: set[str]  # functions that print
+
+
+def facts(statements: list[Statement]) -> Facts:
+    functions = [s.node for s in statements if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return Facts(
+        cached={f.name for f in functions if any(name in CACHES for d in f.decorator_list
+                                                 for name in [*called(d), ast.unparse(d).split(".")[-1]])},
+        generators={s.node.targets[0].id for s in statements if isinstance(s.node, ast.Assign)
+                    and isinstance(s.node.targets[0], ast.Name) and makes_generator(s.node.value)},
+        changers=class_changers(statements),
+        seeding={f.name for f in functions if any(name.endswith("seed") for name in called(f))},
+        printing={f.name for f in functions if "print" in called(f)})
+
+
+def unsure(file: Facts, chosen: list[Statement], left_out: list[Statement], kept: list[Statement],
            used: AbstractSet[str], draws: bool) -> list[str]:
     """Why the copy of the code `kept` (which reads the names `used`) may print other than the
     block, as "line N, ..., what it does": each earlier statement `left_out` with an effect the
@@ -73,15 +96,8 @@ def unsure(statements: list[Statement], chosen: list[Statement], left_out: list[
     (the setup stays silent only where the block does not)."""
     kept_calls = {name for s in kept for name in called(s.node)}
     reads_files = any(name in READS for name in kept_calls)
-    cached = {s.node.name for s in statements if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))
-              and any(name in CACHES for d in s.node.decorator_list for name in [*called(d), ast.unparse(d).split(".")[-1]])}
-    generators = {s.node.targets[0].id for s in statements if isinstance(s.node, ast.Assign)
-                  and isinstance(s.node.targets[0], ast.Name) and makes_generator(s.node.value)}
-    changers = class_changers(statements)
-    seeding = {s.node.name for s in statements if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))
-               and any(name.endswith("seed") for name in called(s.node))}
-    printing = {s.node.name for s in statements if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                and "print" in called(s.node)} & kept_calls
+    cached, generators, changers, seeding = file.cached, file.generators, file.changers, file.seeding
+    printing = file.printing & kept_calls
     reseeds = any(name in seeding or name.endswith("seed") for name in kept_calls)  # the block seeds itself
     found = [f"line {s.node.lineno} starts processes by spawning, which runs the program again from its file: "
              "a copy, run as `python -c`, has none" for s in [*chosen, *kept] if spawns(s.node)]
