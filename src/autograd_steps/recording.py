@@ -697,7 +697,10 @@ class Recording:
         gradient it received, in orders of magnitude, followed down the path that keeps it largest,
         each operation's change counting for at most STEP (`step_size`): a drop of 1e-5 in one
         operation (LayerScale, a constant, a zero initial state multiplied in) counts as half an
-        order, a fall by half in each of ten layers as three. A node is "vanishing" where its level, and the
+        order, a fall by half in each of ten layers as three, and a rise pays back first what a
+        fall above it was not counted for. A parameter is judged by the operation that sends it
+        its gradient: what it gets besides (a bias before a batch norm gets almost nothing) is the
+        size of its own input, not of the gradient flowing down. A node is "vanishing" where its level, and the
         level of every node below it (what it sends to, and on to the leaves: a side branch whose
         gradient is small, an attention's queries and keys, a gate, rejoins a larger one), is ORDERS
         or more below the highest level above it of a gradient of several values (the loss's own
@@ -712,11 +715,15 @@ class Recording:
             if edge["from"] in norms and edge["to"] in norms:
                 senders[edge["to"]].append(edge["from"])
         level: dict[int, float] = {}
+        owed: dict[int, float] = {}  # the node's falls not counted in full (`step_size`), along that path
         top: dict[int, float] = {}  # the highest level above a node of a gradient of several values
         entry: dict[int, float] = {}  # the level where the node's paths first carried several values
         for node in order:
             above = senders[node]
-            level[node] = max((level[p] + step_size(norms[p]["norm"], norms[node]["norm"]) for p in above), default=0.0)
+            leaf = self.nodes[node]["kind"] == "leaf"
+            moves = [(level[p] + move, left) for p in above for move, left in
+                     [(0.0, owed[p]) if leaf else step_size(norms[p]["norm"], norms[node]["norm"], owed[p])]]
+            level[node], owed[node] = max(moves, default=(0.0, 0.0))
             top[node] = max((max(top[p], level[p] if wide(norms[p]) else -math.inf) for p in above), default=-math.inf)
             entry[node] = max((entry[p] for p in above), default=-math.inf)
             if entry[node] == -math.inf and wide(norms[node]):
@@ -1062,14 +1069,22 @@ def flow_text(marks: list[Mark]) -> str:
             f"more {change[2]}.")
 
 
-def step_size(before: float, after: float) -> float:
+def step_size(before: float, after: float, owed: float) -> tuple[float, float]:
     """How far a gradient's norm moved from one node to the next, in orders of magnitude (to or
-    from 0: all the way), as far as one operation counts: at most STEP either way."""
+    from 0: all the way), as far as one operation counts: at most STEP either way; and what is
+    `owed`, the orders of the falls on the path above that counted for less than they were. A
+    rise first pays that back and counts only for the rest: a gradient that falls 100 times in one
+    operation (a softmax's, counted as half an order) and grows back over the next few has not
+    grown."""
     if before == after:
-        return 0.0
+        return 0.0, owed
     if before == 0 or after == 0:
-        return STEP if before == 0 else -STEP
-    return max(-STEP, min(STEP, math.log10(after / before)))
+        return (STEP if before == 0 else -STEP), owed
+    change = math.log10(after / before)
+    if change < 0:
+        return max(-STEP, change), owed + max(0.0, -STEP - change)
+    paid = min(change, owed)
+    return min(STEP, change - paid), owed - paid
 
 
 def wide(summary: Summary) -> bool:
