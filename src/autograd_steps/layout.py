@@ -12,7 +12,7 @@ import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # the recorder imports torch, which laying out a recording does not need
     from autograd_steps.recording import Data, Node
@@ -23,6 +23,7 @@ ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
 FILLS = {"leaf": "#dce6ff", "custom": "#ffe3cc", "op": "white"}
 BADGES = {"nonfinite": "⚠ NaN/inf", "vanishing": "↓ vanishing", "exploding": "↑ exploding"}  # a marked node's last line
 COLLAPSE = 150  # a graph of more nodes is drawn collapsed by module (`svg`)
+WIDE = 24  # the most boxes a view holds before it holds runs of them, or where it opens a ModuleList (`views`)
 
 
 MISSING = ("The graph needs Graphviz's dot program, which is not installed: apt install graphviz, "
@@ -55,43 +56,128 @@ HEAD = ['graph [rankdir=BT nodesep=0.3 ranksep=0.35]',
         'node [fontsize=14 fontname=Helvetica shape=box style="rounded,filled" height=0.4]', 'edge [arrowsize=0.7]']
 
 
-def dot_source(steps: Data, shown: set[int] | None = None) -> str:
-    """The graph (or the nodes `shown` and the edges between them) as torchviz draws one: the
-    leaves at the top, the output at the bottom; arrows point the way gradients flow, up from
-    the output."""
-    nodes = [n for n in steps["nodes"] if shown is None or n["id"] in shown]
-    edges = [e for e in steps["edges"] if shown is None or (e["from"] in shown and e["to"] in shown)]
-    lines = ["digraph {", *HEAD, *map(node_line, nodes)]
-    lines += [f'n{e["from"]} -> n{e["to"]} [id="steps-edge-{e["id"]}"]' for e in edges]
-    return "\n".join([*lines, "}"])
+class View(NamedTuple):
+    """A view of a graph drawn collapsed by module (`views`): a module ("" for the whole graph),
+    the view whose box opens it (-1: none), the views of the modules it holds, each drawn as one
+    box, and the ids of its own nodes, each drawn as itself."""
+    path: str
+    parent: int
+    boxes: list[int]
+    nodes: list[int]
 
 
-def modules(steps: Data) -> dict[str, list[int]]:
-    """{module path: its nodes' ids}, in the order of their first node; nodes of no known module apart."""
-    found: dict[str, list[int]] = {}
-    for node in steps["nodes"]:
-        if node["module"]:
-            found.setdefault(node["module"], []).append(node["id"])
+def homes(steps: Data) -> list[str]:
+    """Each node's module: the innermost one whose forward made it; a parameter's AccumulateGrad
+    is its module's, where that module made nodes of the graph."""
+    made = {node["module"] for node in steps["nodes"] if node["module"]}
+    paths = {".".join(parts[:k]) for path in made for parts in [path.split(".")] for k in range(1, len(parts) + 1)}
+
+    def home(node: Node) -> str:
+        owner = node["label"].rpartition(".")[0] if node["kind"] == "leaf" else ""
+        return node["module"] or (owner if owner in paths else "")
+    return [home(node) for node in steps["nodes"]]
+
+
+def views(steps: Data) -> list[View]:
+    """The graph as a tree of views, the whole graph first, then each module's, depth first. A view
+    draws the modules its module holds as boxes, in the order the forward pass ran them, and its
+    module's own nodes. A module of one node is drawn as that node; a module that made no node
+    itself (a ModuleList, a Sequential) is drawn as the modules it holds, where the view then
+    holds at most WIDE boxes; a view that would hold one box holds what that box holds (the
+    model itself); and a view of more than WIDE boxes holds runs of them (a Sequential of a
+    thousand layers), each a box. Empty where the graph is drawn whole (`collapsed`)."""
+    if not collapsed(steps):
+        return []
+    children: dict[str, dict[str, None]] = {}  # module -> the modules it holds, in the order of their first node
+    direct: dict[str, list[int]] = {}  # module -> its own nodes
+    size: dict[str, int] = {}  # module -> the number of nodes it holds, its own and its modules'
+    for node, path in sorted(zip(steps["nodes"], homes(steps)), key=lambda pair: pair[0]["kind"] == "leaf"):
+        direct.setdefault(path, []).append(node["id"])
+        parts = path.split(".") if path else []
+        for k in range(len(parts) + 1):
+            prefix = ".".join(parts[:k])
+            size[prefix] = size.get(prefix, 0) + 1
+            if k < len(parts):
+                children.setdefault(prefix, {})[".".join(parts[:k + 1])] = None
+
+    def nodes_in(path: str) -> list[int]:
+        return direct.get(path, []) + [i for child in children.get(path, {}) for i in nodes_in(child)]
+
+    found: list[View] = []
+
+    def add(path: str, parent: int, run: list[str] | None = None) -> int:
+        """The view of a module, or of a `run` of the modules a view holds (named `path`)."""
+        own, inside = ([], list(run)) if run is not None else (list(direct.get(path, [])), list(children.get(path, {})))
+        drawn: list[str] = []  # the modules drawn in the view, boxes and modules of one node, in order
+        while True:
+            while inside:
+                child = inside.pop(0)
+                held = list(children.get(child, {}))
+                if size[child] > 1 and child not in direct and len(drawn) + len(inside) + len(held) <= WIDE:
+                    inside[:0] = held
+                else:
+                    drawn.append(child)
+            boxes = [child for child in drawn if size[child] > 1]
+            if len(boxes) != 1 or run is not None:
+                break
+            drawn.remove(boxes[0])
+            own += direct.get(boxes[0], [])
+            inside = list(children.get(boxes[0], {}))
+        k = len(found)
+        if len(boxes) > WIDE:  # runs of them, each a box
+            per = -(-len(drawn) // WIDE)
+            runs = [drawn[i:i + per] for i in range(0, len(drawn), per)]
+            found.append(View(path, parent, [], sorted(own)))
+            found[k].boxes.extend(add(f"{r[0]} … {r[-1]}", k, r) if len(r) > 1 else add(r[0], k) for r in runs)
+            return k
+        single = [i for child in drawn if size[child] == 1 for i in nodes_in(child)]
+        found.append(View(path, parent, [], sorted(own + single)))
+        found[k].boxes.extend(add(child, k) for child in boxes)
+        return k
+
+    add("", -1)
     return found
 
 
 def collapsed(steps: Data) -> bool:
-    return len(steps["nodes"]) > COLLAPSE and bool(modules(steps))
+    return len(steps["nodes"]) > COLLAPSE and any(node["module"] for node in steps["nodes"])
 
 
-def modules_source(steps: Data) -> str:
-    """The graph with each module one box (its path, its number of nodes, its nodes' marks) and
-    an edge between two boxes where a node of one sends to a node of the other."""
-    box = {i: f"m{k}" for k, ids in enumerate(modules(steps).values()) for i in ids}
-    lines = ["digraph {", *HEAD]
-    for k, (path, ids) in enumerate(modules(steps).items()):
+def places(tree: list[View], n: int) -> list[list[int]]:
+    """For each view, what draws each of the `n` nodes there: the node's own view (`View.nodes`)
+    gives its id; each view above that, the view of the box holding it; -1 where a view does not
+    hold it."""
+    drawn = [[-1] * n for _ in tree]
+    for k, view in enumerate(tree):
+        for i in view.nodes:
+            drawn[k][i] = i
+            below, above = k, view.parent
+            while above >= 0:
+                drawn[above][i] = -2 - below  # a box, told apart from a node
+                below, above = above, tree[above].parent
+    return drawn
+
+
+def view_source(steps: Data, tree: list[View], k: int, drawn: list[int]) -> str:
+    """A view as DOT, drawn as torchviz draws a graph (the leaves at the top, the output at the
+    bottom, arrows the way gradients flow): each module it holds one box (its path, its number of nodes, its nodes'
+    marks), its own nodes, and an edge between two of them where a node of one sends to a node of
+    the other."""
+    view, lines = tree[k], ["digraph {", *HEAD]
+    held: dict[int, list[int]] = {}  # box -> the ids of the nodes it holds
+    for i, d in enumerate(drawn):
+        held.setdefault(-2 - d, []).append(i)
+    for box in view.boxes:
+        ids = held[box]
         marks = sorted({m for i in ids for m in steps["nodes"][i]["marks"]})
-        text = [path, f"{len(ids)} nodes", *(BADGES[m] for m in marks)]
-        lines.append(f'm{k} [label={label(text)} id="steps-module-{k}" fillcolor="#eeeeee"'
+        text = [tree[box].path, f"{len(ids)} nodes", *(BADGES[m] for m in marks)]
+        lines.append(f'm{box} [label={label(text)} id="steps-module-{box}" fillcolor="#eeeeee"'
                      + (" peripheries=2]" if marks else "]"))
-    lines += [node_line(n) for n in steps["nodes"] if n["id"] not in box]
-    ends = {(box.get(e["from"], f"n{e['from']}"), box.get(e["to"], f"n{e['to']}")) for e in steps["edges"]}
-    lines += [f"{a} -> {b}" for a, b in sorted(ends) if a != b]
+    lines += [node_line(steps["nodes"][i]) for i in view.nodes]
+    name = [f"n{d}" if d >= 0 else f"m{-2 - d}" if d < -1 else "" for d in drawn]
+    ends = [(name[e["from"]], name[e["to"]], e["id"]) for e in steps["edges"]]
+    lines += [f'{a} -> {b} [id="steps-edge-{e}"]' for a, b, e in ends if a[:1] == b[:1] == "n"]
+    lines += [f"{a} -> {b}" for a, b in sorted({(a, b) for a, b, _ in ends if a and b and a != b and "m" in a[0] + b[0]})]
     return "\n".join([*lines, "}"])
 
 
@@ -99,21 +185,22 @@ def svg(steps: Data) -> str | None:
     """The graph as SVG, sized in pixels: the group of node i marked data-node="i", of edge k
     data-edge="k", without ids, classes or titles (they would clash between two viewers of one
     page, or show as tooltips); None where Graphviz is not installed. A graph of more than
-    COLLAPSE nodes is several views in one SVG, each an <svg data-view> the size of the whole
-    (its own in data-width and data-height): the modules, each one box (data-module="k", the k-th
-    of `modules`), then each module's own nodes; the first shows."""
+    COLLAPSE nodes is several views in one SVG (`views`), the k-th an <svg data-view="k"> the
+    size of the whole (its own in data-width and data-height), a box in it data-module="j" for
+    the view it opens; the first, the whole graph, shows."""
     dot = shutil.which("dot")
     if dot is None:
         return None
-    sources = [modules_source(steps), *(dot_source(steps, set(ids)) for ids in modules(steps).values())] \
-        if collapsed(steps) else [dot_source(steps)]
+    tree = views(steps) or [View("", -1, [], [node["id"] for node in steps["nodes"]])]
+    drawn = places(tree, len(steps["nodes"]))
+    sources = [view_source(steps, tree, k, drawn[k]) for k in range(len(tree))]
     out = subprocess.run([dot, "-Tsvg"], input="\n".join(sources), capture_output=True, text=True, check=True).stdout
-    views = [cleaned(ET.fromstring(text[text.index("<svg"):])) for text in out.split("<?xml")[1:]]
-    if len(views) == 1:
-        return ET.tostring(views[0], encoding="unicode")
-    root = ET.Element(f"{{{SVG_NS}}}svg", {k: views[0].get(k, "") for k in ("width", "height")})
-    for k, view in enumerate(views):
-        view.attrib.update({"data-view": str(k - 1), "data-width": view.get("width", ""),  # -1: the modules
+    drawings = [cleaned(ET.fromstring(text[text.index("<svg"):])) for text in out.split("<?xml")[1:]]
+    if len(drawings) == 1:
+        return ET.tostring(drawings[0], encoding="unicode")
+    root = ET.Element(f"{{{SVG_NS}}}svg", {k: drawings[0].get(k, "") for k in ("width", "height")})
+    for k, view in enumerate(drawings):
+        view.attrib.update({"data-view": str(k), "data-width": view.get("width", ""),
                             "data-height": view.get("height", ""), "width": "100%", "height": "100%"})
         if k:
             view.set("display", "none")

@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # the recorder imports torch, which the viewer does not need
     from autograd_steps.recording import Data, LaidOut, Node, Saved, Step, Summary
 
 ASSETS = Path(__file__).parent / "assets"  # steps.js and steps.css
+INDENT = "\u00a0" * 2  # a module's name in the choice of module, under the module holding it
 CAPTION = ("backward() runs up the arrows: from the output at the bottom to the leaves' "
            "AccumulateGrad nodes at the top.")
 
@@ -123,21 +124,27 @@ def missing_html(steps: Data) -> str:
 
 def tools_html(steps: Data) -> str:
     """Above the graph: zoom out, in and reset; a search for a node or a parameter by name; for a
-    graph drawn collapsed by module (`layout.collapsed`), a choice of module to show, and a
-    button back to all modules."""
+    graph drawn collapsed by module (`layout.views`), a choice of module to show (each under the
+    module holding it), and buttons up one
+    level and back to all modules."""
     zoom = ('<span role="group" aria-label="Zoom the graph">'
             '<button type="button" data-zoom="out" aria-label="Zoom out">−</button>'
             '<button type="button" data-zoom="in" aria-label="Zoom in">+</button>'
             '<button type="button" data-zoom="reset">Reset zoom</button></span>')
     search = ('<input type="search" class="snippet-steps__search" placeholder="Find a node or parameter" '
               'aria-label="Find a node or parameter by name"><output class="snippet-steps__found"></output>')
-    if not layout.collapsed(steps):
+    tree = layout.views(steps)
+    if not tree:
         return zoom + search
-    options = "".join(f'<option value="{k}">{html.escape(path)} ({len(ids)})</option>'
-                      for k, (path, ids) in enumerate(layout.modules(steps).items()))
+    depth = [0] * len(tree)
+    for k, view in enumerate(tree[1:], 1):
+        depth[k] = depth[view.parent] + 1
+    options = "".join(f'<option value="{k}">{INDENT * depth[k]}{html.escape(view.path)}</option>'
+                      for k, view in enumerate(tree) if k)
     return (zoom + '<select class="snippet-steps__modules" aria-label="Show a module">'
-            f'<option value="-1">All modules</option>{options}</select>'
-            '<button type="button" data-view="-1" hidden="hidden">All modules</button>' + search)
+            f'<option value="0">All modules</option>{options}</select>'
+            '<button type="button" data-view="up" hidden="hidden">Up one level</button>'
+            '<button type="button" data-view="0" hidden="hidden">All modules</button>' + search)
 
 
 def jumps_html(steps: Data) -> str:
@@ -211,15 +218,20 @@ def script_data(steps: Data, shown: list[int]) -> dict[str, Any]:
     path and its marks;
     edges' ends; per backward step the node, the edges it receives on and sends along, its
     description and its panel's rows; per forward line the line, the nodes it adds and its
-    description; per node the index of its module in a graph collapsed by module (-1: none); the
-    names of the parameters that get no gradient."""
-    modules = {path: k for k, path in enumerate(layout.modules(steps))} if layout.collapsed(steps) else {}
+    description; in a graph collapsed by module, the view above each view (`layout.views`) and per
+    node the view that draws it; the names of the parameters that get no gradient."""
+    tree = layout.views(steps)
+    place = [0] * len(steps["nodes"])
+    for k, view in enumerate(tree):
+        for i in view.nodes:
+            place[i] = k
     return {
         "lines": [shown_line(node["lines"], shown) for node in steps["nodes"]],
         "names": [node_name(steps, node["id"]) for node in steps["nodes"]],
         "paths": [node["module"] for node in steps["nodes"]],
         "marks": [marks(steps, node["id"]) for node in steps["nodes"]],
-        "module": [modules.get(node["module"], -1) for node in steps["nodes"]],
+        "views": [view.parent for view in tree],
+        "place": place if tree else [],
         "edges": [[edge["from"], edge["to"]] for edge in steps["edges"]],
         "steps": [{"node": step["node"], "text": step["description"],
                    "in": [c["edge"] for c in step["contributions"]], "out": [s["edge"] for s in step["sent"]],

@@ -5,9 +5,8 @@ at least 12 px tall, zoom, clicking a node, and the controls, the current node, 
 step's text on screen together at every step of a transformer's backward pass.
 
 The recordings are real (`record`); the fields the recorder adds for the viewer (NaN and inf
-counts, marks, modules, jumps, an error) are added by `with_fields` from what the recording has."""
+counts, marks, jumps, an error) are added by `with_fields` from what the recording has."""
 
-import contextlib
 import math
 import re
 import runpy
@@ -17,7 +16,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-import torch
 from browsing import PHONE, STEP_ON_SCREEN, TWO_FRAMES, screenshot
 
 from autograd_steps import layout, view
@@ -42,47 +40,6 @@ def record(tmp_path, code, name="mine.py"):
     return recording_of(tmp_path, code, name).data()
 
 
-@contextlib.contextmanager
-def traced(model, spans):
-    """While the block runs, each run of a submodule's forward is appended to `spans` as (the
-    sequence number of its first node, of its last + 1, its path): the module that made a node."""
-    def number():
-        return torch.ones((), requires_grad=True).mul(1).grad_fn._sequence_nr()
-
-    running = []
-
-    def pre(path):
-        return lambda module, args: running.append((path, number()))
-
-    def post(module, args, output):
-        path, first = running.pop()
-        spans.append((first, number(), path))
-
-    handles = [h for path, m in model.named_modules() if path
-               for h in (m.register_forward_pre_hook(pre(path)), m.register_forward_hook(post))]
-    try:
-        yield
-    finally:
-        for handle in handles:
-            handle.remove()
-
-
-def record_model(tmp_path, code, name):
-    """The recording of a model's `loss.backward()`, `code` making `model` and `loss` under
-    `with traced(model, spans):`, and {node id: the path of the innermost module that made it}
-    (a parameter's AccumulateGrad, its module's)."""
-    spans = []
-    recording = recording_of(tmp_path, code, name, traced=traced, spans=spans)
-    modules = {}
-    for node in recording.nodes:
-        if node["kind"] == "leaf":
-            modules[node["id"]] = ".".join(node["label"].split(".")[1:-1])
-        else:
-            inside = [(first, path) for first, end, path in spans if first <= node["sequence"] < end]
-            modules[node["id"]] = max(inside)[1] if inside else ""
-    return recording.data(), modules
-
-
 def counted(summary):
     """A gradient's summary with its NaN and inf counts, from its values or, for a big one, its norm."""
     if summary is None or "nan" in summary:
@@ -100,7 +57,7 @@ def _flat(values):
         yield from _flat(v) if isinstance(v, list) else [v]
 
 
-def with_fields(data, marks=None, modules=None, error=None, saved=None):
+def with_fields(data, marks=None, error=None, saved=None):
     """`data` with the fields the recorder gives the viewer: marks {node: [mark]}, modules
     {node: path}, an error, saved {(node, name): Summary}; the jumps from the gradients."""
     for step in data["steps"]:
@@ -108,7 +65,6 @@ def with_fields(data, marks=None, modules=None, error=None, saved=None):
             counted(summary)
     for node in data["nodes"]:
         node["marks"] = (marks or {}).get(node["id"], [])
-        node["module"] = (modules or {}).get(node["id"], "")
         for s in node["saved"]:
             s["summary"] = (saved or {}).get((node["id"], s["name"]))
     norms = [(s["received"]["norm"], i) for i, s in enumerate(data["steps"]) if s["received"]]
@@ -448,71 +404,131 @@ def test_in_jupyterlab_the_table_is_left_aligned_and_not_clipped(browser, transf
 
 # A real model's graph, drawn collapsed by module.
 
-ENCODER = f"""\
+VIT = """\
 import torch
-from torch import nn
+from torch.nn import functional as F
+from autograd_steps import watch_forward
+from vision_transformer import ViT
 torch.manual_seed(0)
-layer = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, batch_first=True)
-model = nn.TransformerEncoder(layer, num_layers=6, enable_nested_tensor=False)
-x = torch.randn(2, 5, 16)
-{DETECT}
-    with traced(model, spans):
-        loss = model(x).pow(2).mean()
+model = ViT()
+images, labels = torch.randn(4, 3, 16, 16), torch.tensor([1, 2, 3, 4])
+with watch_forward():
+    loss = F.cross_entropy(model(images), labels)
 """
 
 
 @pytest.fixture(scope="module")
-def encoder(tmp_path_factory):
-    """A 6-layer TransformerEncoder's backward pass (455 nodes), each node with its module."""
-    data, modules = record_model(tmp_path_factory.mktemp("encoder"), ENCODER, "encoder.py")
-    return laid_out(with_fields(data, modules=modules))
+def vit(tmp_path_factory):
+    """A 12-block Vision Transformer's backward pass (704 nodes), each node with its module."""
+    return laid_out(record(tmp_path_factory.mktemp("vit"), VIT, "vit.py"))
 
 
-def test_a_graph_of_more_than_150_nodes_is_drawn_collapsed_by_module(encoder):
-    modules = layout.modules(encoder)
-    assert len(encoder["nodes"]) == 455 > layout.COLLAPSE and layout.collapsed(encoder)
-    assert {"layers.3.self_attn", "layers.3.linear1", "layers.3.norm2", "layers.5"} <= set(modules)
+def under(data, path):
+    """The ids of the nodes of a module, its parameters' AccumulateGrad included."""
+    return {n["id"] for n in data["nodes"] if f"{n['module']}.".startswith(f"{path}.")
+            or n["kind"] == "leaf" and n["label"].startswith(f"{path}.")}
+
+
+def test_a_graph_of_more_than_150_nodes_is_drawn_as_a_tree_of_its_modules(vit):
+    tree = layout.views(vit)
+    paths = [view.path for view in tree]
+    assert len(vit["nodes"]) == 704 > layout.COLLAPSE
+    blocks = [f"model.blocks.{k}" for k in range(12)]
+    assert [paths[k] for k in tree[0].boxes] == ["model.patch", *blocks, "model.norm", "model.head"], \
+        "the model opens as its modules, its ModuleList of blocks opened in place, in the order they ran"
+    assert {vit["nodes"][i]["label"] for i in tree[0].nodes} >= {"model.cls", "model.pos", "CatBackward0",
+                                                                   "NllLossBackward0"}
+    block = tree[paths.index("model.blocks.3")]
+    assert [paths[k] for k in block.boxes] == [f"model.blocks.3.{m}" for m in ("norm1", "attn", "norm2", "mlp.0", "mlp.2")]
+    assert "GeluBackward0" in {vit["nodes"][i]["label"] for i in block.nodes}, "a module of one node is that node"
+    qkv = tree[paths.index("model.blocks.3.attn.qkv")]
+    assert {vit["nodes"][i]["label"] for i in qkv.nodes} >= {"model.blocks.3.attn.qkv.weight",
+                                                             "model.blocks.3.attn.qkv.bias"}, "parameters fold into their module"
     svg = "{http://www.w3.org/2000/svg}"
-    views = ET.fromstring(encoder["svg"]).findall(f"{svg}svg")
-    assert [v.get("data-view") for v in views] == [str(k) for k in range(-1, len(modules))]
-    assert [v.get("display") for v in views] == [None] + ["none"] * len(modules), "the modules show first"
-    boxes = {int(g.get("data-module")): [t.text for t in g.iter(f"{svg}text")] for g in views[0].iter()
-             if g.get("data-module")}
-    assert boxes == {k: [path, f"{len(ids)} nodes"] for k, (path, ids) in enumerate(modules.items())}
+    views = ET.fromstring(vit["svg"]).findall(f"{svg}svg")
+    assert [v.get("data-view") for v in views] == [str(k) for k in range(len(tree))]
+    assert [v.get("display") for v in views] == [None] + ["none"] * (len(tree) - 1), "the whole model shows first"
+    for k, v in enumerate(views):
+        boxes = {int(g.get("data-module")): [t.text for t in g.iter(f"{svg}text")] for g in v.iter()
+                 if g.get("data-module")}
+        assert boxes == {j: [paths[j], f"{len(under(vit, paths[j]))} nodes"] for j in tree[k].boxes}
     placed = [int(g.get("data-node")) for v in views for g in v.iter() if g.get("data-node")]
-    assert sorted(placed) == list(range(455)), "each node drawn once: in its module's view, or among the modules"
-    outside = {int(g.get("data-node")) for g in views[0].iter() if g.get("data-node")}
-    assert outside == {n["id"] for n in encoder["nodes"] if not n["module"]}
+    assert sorted(placed) == list(range(704)), "each node drawn once: in the view of its innermost module"
 
 
-def test_a_module_expands_on_click_and_a_search_finds_a_parameter(browser, encoder):
-    page = opened(browser, encoder)
+MLP = """\
+import torch
+from torch import nn
+from autograd_steps import watch_forward
+torch.manual_seed(0)
+model = nn.Sequential(*[m for _ in range(60) for m in (nn.Linear(4, 4), nn.Tanh())])
+with watch_forward():
+    loss = model(torch.randn(2, 4)).pow(2).mean()
+"""
+
+
+def test_a_view_of_more_than_24_modules_holds_runs_of_them(tmp_path):
+    data = record(tmp_path, MLP, "mlp.py")
+    tree = layout.views(data)
+    runs = [tree[k] for k in tree[0].boxes]
+    assert len(data["nodes"]) == 302 and len(runs) == 24 == layout.WIDE, "120 modules in 24 runs of 5"
+    assert [run.path for run in runs[:2]] == ["model.0 … model.4", "model.5 … model.9"]
+    first = runs[0]
+    assert [tree[k].path for k in first.boxes] == ["model.0", "model.2", "model.4"]
+    assert [data["nodes"][i]["module"] for i in first.nodes] == ["model.1", "model.3"], "a Tanh is its one node"
+
+
+def test_modules_open_and_close_level_by_level_and_a_search_finds_a_parameter(browser, vit):
+    page = opened(browser, vit)
     figure = page.locator("figure.snippet-steps")
     shown = figure.evaluate(LABEL_HEIGHTS)
     assert min(h for h in shown if h) >= 12
-    paths = list(layout.modules(encoder))
-    total = len(encoder["steps"])
-    k = paths.index("layers.2.linear1")
-    figure.locator(f'svg[data-view="-1"] [data-module="{k}"]').click()
-    assert figure.locator(f'svg[data-view="{k}"]').get_attribute("display") == "inline"
-    assert figure.locator('svg[data-view="-1"]').get_attribute("display") == "none"
-    first = next(i for i, s in enumerate(encoder["steps"]) if encoder["nodes"][s["node"]]["module"] == paths[k])
+    paths = [view.path for view in layout.views(vit)]
+    total = len(vit["steps"])
+
+    def on_show():
+        (k,) = figure.evaluate("f => [...f.querySelectorAll('svg[data-view]')]"
+                               ".filter(v => v.getAttribute('display') !== 'none').map(v => v.dataset.view)")
+        return paths[int(k)]
+
+    def current():
+        """The current step's node, and what the view on show draws it as."""
+        n = int(figure.locator(".snippet-steps__counter").inner_text().split()[1]) - 1
+        k = paths.index(on_show())
+        drawn = figure.locator(f'svg[data-view="{k}"] :is([data-node], [data-module]).is-current')
+        return vit["steps"][n]["node"], [paths[int(m)] if m else int(d) for d, m in
+                                         drawn.evaluate_all("gs => gs.map(g => [g.dataset.node, g.dataset.module])")]
+
+    block = paths.index("model.blocks.2")
+    figure.locator(f'svg[data-view="0"] [data-module="{block}"]').click()
+    assert on_show() == "model.blocks.2"
+    first = next(i for i, s in enumerate(vit["steps"]) if s["node"] in under(vit, "model.blocks.2"))
     assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {first + 1} of {total}"
-    current = figure.locator(f'svg[data-view="{k}"] [data-node].is-current')
-    assert encoder["nodes"][int(current.get_attribute("data-node"))]["module"] == "layers.2.linear1"
+    node, drawn = current()
+    assert drawn in ([node], ["model.blocks.2.mlp.2"]), "the step's node, or the box of the module holding it"
+    attn = paths.index("model.blocks.2.attn")
+    figure.locator(f'svg[data-view="{block}"] [data-module="{attn}"]').click()
+    assert on_show() == "model.blocks.2.attn"
+    figure.get_by_role("button", name="Up one level").click()
+    assert on_show() == "model.blocks.2"
+    node, drawn = current()
+    assert drawn == ["model.blocks.2.attn"] and node in under(vit, "model.blocks.2.attn")
+    last = next(i for i in range(first, total) if vit["steps"][i + 1]["node"] not in under(vit, "model.blocks.2"))
+    figure.locator(f'tr[data-step="{last}"]').dispatch_event("click")
+    assert on_show() == "model.blocks.2"
+    figure.get_by_role("button", name="Next").click()
+    assert on_show() == "model.blocks.1", "a step out of a module shows the module it went to, as deep"
     figure.get_by_role("button", name="All modules", exact=True).click()
-    assert figure.locator('svg[data-view="-1"]').get_attribute("display") == "inline"
-    assert "is-current" in figure.locator(f'svg[data-view="-1"] [data-module="{k}"]').get_attribute("class")
-    other = paths.index("layers.4.self_attn")
-    figure.locator("select.snippet-steps__modules").select_option(str(other))
-    assert figure.locator(f'svg[data-view="{other}"]').get_attribute("display") == "inline"
+    assert on_show() == "" and current()[1] == ["model.blocks.1"]
+    figure.locator("select.snippet-steps__modules").select_option(str(paths.index("model.blocks.4.attn.qkv")))
+    assert on_show() == "model.blocks.4.attn.qkv"
     search = figure.get_by_role("searchbox", name="Find a node or parameter by name")
-    search.fill("layers.4.linear2.weight")
+    search.fill("blocks.7.mlp.2.weight")
     search.press("Enter")
-    (step,) = [i for i, s in enumerate(encoder["steps"])
-               if encoder["nodes"][s["node"]]["label"] == "model.layers.4.linear2.weight"]
+    (step,) = [i for i, s in enumerate(vit["steps"]) if vit["nodes"][s["node"]]["label"] == "model.blocks.7.mlp.2.weight"]
     assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {step + 1} of {total}"
     assert figure.locator(".snippet-steps__found").inner_text() == "1 of 1"
+    assert on_show() == "model.blocks.7.mlp.2" and current()[1] == [vit["steps"][step]["node"]]
     search.fill("no such node")
     search.press("Enter")
     assert figure.locator(".snippet-steps__found").inner_text() == "none found"

@@ -80,14 +80,28 @@
     const lines = new Map([...figure.querySelectorAll("[data-line]")].map(el => [+el.dataset.line, el]));
     const stepOf = new Map(data.steps.map((s, i) => [s.node, i]));
     let mode = "backward", index = 0, timer = null, lit = null, zoom = 1;
-    // A graph drawn collapsed by module (layout.py) has views: the modules (views[0], where a
-    // module is one box), and each module's own nodes. `expanded`: a module's view is on show,
-    // and a step shows the view of its node.
+    // A graph drawn collapsed by module (layout.py) is a tree of views: views[0] the whole graph,
+    // each box in a view a module, which opens views[k] (its data-module); data.views[k] the
+    // view holding that box, data.place[i] the view that draws node i itself.
     const views = svg ? [...svg.querySelectorAll(":scope > svg[data-view]")] : [];
-    const modules = $(".snippet-steps__modules"), allModules = $('button[data-view="-1"]');
-    let view = views[0] || svg, expanded = false;
-    const viewOf = i => (nodes[i] && nodes[i].closest("svg[data-view]")) || view;
-    const box = i => views.length && data.module[i] >= 0 ? views[0].querySelector(`[data-module="${data.module[i]}"]`) : null;
+    const modules = $(".snippet-steps__modules"), allModules = $('button[data-view="0"]'), up = $('button[data-view="up"]');
+    let view = 0;
+    const depth = k => (k > 0 ? depth(data.views[k]) + 1 : 0);
+    // What draws node i in view k: the node, or the box of the module holding it; null where k does not hold it.
+    function drawnIn(i, k) {
+      let w = data.place[i];
+      if (w === k) return nodes[i];
+      while (w > 0 && data.views[w] !== k) w = data.views[w];
+      return w > 0 ? views[k].querySelector(`[data-module="${w}"]`) : null;
+    }
+    // The view a step to node i shows: the one on show where it holds the node, else the node's
+    // own view or the view above it as deep as the one on show.
+    function viewFor(i) {
+      if (drawnIn(i, view)) return view;
+      let w = data.place[i];
+      while (depth(w) > depth(view)) w = data.views[w];
+      return w;
+    }
 
     const list = () => (mode === "backward" ? data.steps : data.forward);
     const mark = (elements, name) => elements.forEach(el => el && el.classList.add(name));
@@ -103,8 +117,8 @@
       let line;
       const first = mode === "backward" ? item.node : item.nodes[0];
       if (views.length) {
-        showView(expanded ? viewOf(first) : views[0]);
-        if (!expanded) mark((mode === "backward" ? [item.node] : item.nodes).map(box), "is-current");
+        showView(viewFor(first));
+        mark((mode === "backward" ? [item.node] : item.nodes).map(i => drawnIn(i, view)), "is-current");
       }
       if (mode === "backward") {
         mark(data.steps.slice(0, index).map(s => nodes[s.node]), "is-done");
@@ -233,32 +247,27 @@
     }));
     $(".snippet-steps__tools").hidden = !svg;
 
-    // A module's view, from a click on its box, the choice of module, or a step.
-    function showView(v) {
-      if (v === view) return;
-      views.forEach(x => x.setAttribute("display", x === v ? "inline" : "none"));
-      view = v;
-      [width, height] = [+v.dataset.width, +v.dataset.height];
-      expanded = v !== views[0];
-      allModules.hidden = !expanded;
-      modules.value = v.dataset.view;
+    // A module's view, from a click on its box, the choice of module, the buttons up, or a step.
+    function showView(k) {
+      if (k === view) return;
+      views.forEach((x, j) => x.setAttribute("display", j === k ? "inline" : "none"));
+      view = k;
+      [width, height] = [+views[k].dataset.width, +views[k].dataset.height];
+      allModules.hidden = up.hidden = k === 0;
+      modules.value = k;
       setZoom(zoom);
     }
     function expand(k) {
       stop();
-      if (k < 0) {
-        showView(views[0]);
-        return show();
-      }
-      showView(views[k + 1]);
-      const inside = data.steps.findIndex(s => data.module[s.node] === k);
-      if (mode === "backward" && inside >= 0 && data.module[data.steps[index].node] !== k) goTo(inside);
+      showView(k);
+      const inside = data.steps.findIndex(s => drawnIn(s.node, k));
+      if (mode === "backward" && inside >= 0 && !drawnIn(data.steps[index].node, k)) goTo(inside);
       else show();
     }
-    views.length && views[0].querySelectorAll("[data-module]").forEach(g => {
+    views.forEach(v => v.querySelectorAll("[data-module]").forEach(g => {
       g.setAttribute("tabindex", "0");
       g.setAttribute("role", "button");
-      g.setAttribute("aria-label", `Module ${g.querySelector("text").textContent}: show its nodes`);
+      g.setAttribute("aria-label", `Module ${g.querySelector("text").textContent}: show what it holds`);
       g.addEventListener("click", () => expand(+g.dataset.module));
       g.addEventListener("keydown", event => {
         if (event.key === "Enter" || event.key === " ") {
@@ -266,9 +275,10 @@
           expand(+g.dataset.module);
         }
       });
-    });
+    }));
     if (modules) modules.addEventListener("change", () => expand(+modules.value));
-    if (allModules) allModules.addEventListener("click", () => expand(-1));
+    if (allModules) allModules.addEventListener("click", () => expand(0));
+    if (up) up.addEventListener("click", () => expand(Math.max(data.views[view], 0)));
 
     // Find a node or a parameter by name (or module path): Enter goes to the next one's step.
     const search = $(".snippet-steps__search"), found = $(".snippet-steps__found");
@@ -289,7 +299,7 @@
       const [n, i] = matches[at >= 0 ? at : 0];
       found.textContent = `${(at >= 0 ? at : 0) + 1} of ${matches.length}`;
       stop();
-      if (views.length && data.module[n] >= 0) showView(views[data.module[n] + 1]);
+      if (views.length) showView(data.place[n]);
       goTo(i, "backward");
     });
 
