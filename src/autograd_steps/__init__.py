@@ -23,6 +23,7 @@ Modules, one concern each:
 - view.py       the viewer's HTML (the site's and the notebook's), with assets/steps.js and
                 assets/steps.css
 - notebook.py   `show_backward` and `show_grad`: the viewer as a notebook's output; `save_html`: as a file
+- comparison.py `compare`: two recordings side by side, as a table and node by node in the viewer
 
 The names below load their module when first used: the site's build imports the viewer in a
 process that has no use for torch (1.3 s to import).
@@ -32,7 +33,7 @@ import importlib
 
 MODULES = {"show_backward": "notebook", "show_grad": "notebook", "save_html": "notebook", "Viewer": "notebook",
            "step_through": "recording", "recorded": "recording", "Recording": "recording", "STEPS": "recording",
-           "watch_forward": "recording", "compare": "recording"}
+           "watch_forward": "recording", "compare": "comparison"}
 __all__ = list(MODULES)
 
 

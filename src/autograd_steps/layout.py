@@ -21,7 +21,7 @@ SVG_NS = "http://www.w3.org/2000/svg"
 ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
 FILLS = {"leaf": "#dce6ff", "custom": "#ffe3cc", "op": "white"}
-BADGES = {"nonfinite": "⚠ NaN/inf", "vanishing": "↓ vanishing", "exploding": "↑ exploding"}  # a marked node's last line
+BADGES = {"nonfinite": "⚠ NaN/inf", "vanishing": "↓ vanishing", "exploding": "↑ exploding", "changed": "≠ changed"}  # a marked node's last line
 COLLAPSE = 150  # a graph of more nodes is drawn collapsed by module (`svg`)
 WIDE = 24  # the most boxes a view holds before it holds runs of them, or where it opens a ModuleList (`views`)
 

@@ -87,7 +87,7 @@ UNKNOWN = ("{count} of the graph's operations were made outside anomaly mode, so
 ORDERS = 2
 STEP = 0.5
 Grads = tuple[torch.Tensor | None, ...]  # what a node's hooks are given
-Mark = Literal["nonfinite", "vanishing", "exploding"]
+Mark = Literal["nonfinite", "vanishing", "exploding", "changed"]  # "changed": by `compare`
 TORCH = os.path.join(os.path.dirname(torch.__file__), "")  # torch's own files
 FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in [^\n]*\n(?P<code>[^\n]*)')
 
@@ -196,6 +196,7 @@ class Jumps(TypedDict):
     # returned it) or the backward (the node received or sent it first)
     largest: int | None  # the one that received the largest gradient (by its norm)
     smallest: int | None  # the smallest
+    changed: NotRequired[int | None]  # in a comparison (`compare`), the one whose gradient changed most
 
 
 class Failure(TypedDict):
@@ -212,6 +213,13 @@ class Missing(TypedDict):
     shape: str  # "8×4"
 
 
+class Before(TypedDict):
+    """What the node of another recording that is the same node received (`compare`)."""
+    node: int | None  # its id there; None where no node there is the same
+    received: Summary | None
+    ratio: float | None  # the norm received here over the norm there, where both are finite and above 0
+
+
 class Data(TypedDict):
     """What `Recording.data()` returns: a recorded backward pass (STEPS in a MIME bundle)."""
     file: str  # the name of the file whose code made the graph
@@ -223,6 +231,7 @@ class Data(TypedDict):
     jumps: Jumps
     note: str  # why some nodes' lines are unknown (UNKNOWN), or ""
     missing: list[Missing]  # the parameters that get no gradient from this backward pass
+    before: NotRequired[list["Before"]]  # per node, in a comparison (`compare`): what the same node received before
     error: NotRequired[Failure]  # where backward() raised: the steps are those that ran until then
 
 
@@ -992,61 +1001,6 @@ class Recording:
 
     def __repr__(self) -> str:
         return self.table()
-
-
-def compare(before: Recording, after: Recording, by: Literal["parameter", "module"] = "parameter") -> "Comparison":
-    """Two recordings side by side (before and after a fix, two training steps, two seeds): for
-    each parameter (or module, `by="module"`), the norm of the gradient it received in each
-    (`Recording.norms`) and how many times the second is the first; where each made its first
-    NaN or inf."""
-    return Comparison(before, after, by)
-
-
-class Compared(TypedDict):
-    """A row of a `Comparison`."""
-    name: str
-    before: float | None
-    after: float | None
-    ratio: float | None
-
-
-class Comparison:
-    """What `compare` returns: `rows`, one {"name", "before", "after", "ratio"} per parameter (or
-    module) of either recording, in the order the first names them; a norm is None where that
-    recording's parameter got no gradient, NaN where it held NaN or inf; the ratio is None where
-    either is missing, zero or not finite. Printed, a table; in a notebook, an HTML table."""
-
-    HEADER = ["Parameter", "Before", "After", "After / before"]
-
-    def __init__(self, before: Recording, after: Recording, by: Literal["parameter", "module"]) -> None:
-        old, new = before.norms(by), after.norms(by)
-        self.rows: list[Compared] = []
-        for name in dict.fromkeys([*old, *new]):
-            a, b = old.get(name), new.get(name)
-            ratio = b / a if a is not None and b is not None and math.isfinite(a) and math.isfinite(b) and a > 0 \
-                else None
-            self.rows.append({"name": name, "before": a, "after": b, "ratio": ratio})
-        self.header = ["Module" if by == "module" else "Parameter", *self.HEADER[1:]]
-        self.notes = [f"{when}: {recording.nonfinite_text() or 'No NaN or inf.'}"
-                      for when, recording in (("Before", before), ("After", after))]
-
-    def cells(self) -> list[list[str]]:
-        def norm(value: float | None) -> str:
-            return "no gradient" if value is None else number(value)
-        return [[r["name"], norm(r["before"]), norm(r["after"]), "" if r["ratio"] is None else f"{r['ratio']:.3g}×"]
-                for r in self.rows]
-
-    def table(self) -> str:
-        rows = [self.header, *self.cells()]
-        widths = [max(len(row[i]) for row in rows) for i in range(4)]
-        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-        return "\n".join([*lines, "", *self.notes])
-
-    def __repr__(self) -> str:
-        return self.table()
-
-    def _repr_html_(self) -> str:
-        return html_table(self.header, self.cells()) + "".join(f"<p>{html.escape(note)}</p>" for note in self.notes)
 
 
 def html_table(header: list[str], rows: Iterable[list[str]]) -> str:

@@ -149,10 +149,11 @@ def tools_html(steps: Data) -> str:
 
 def jumps_html(steps: Data) -> str:
     """Buttons that go to the step of the first non-finite value (its title says which pass made
-    it), of the largest gradient and of the smallest: each only where the recording has that step."""
+    it), of the largest gradient, of the smallest, and in a comparison of the most changed: each
+    only where the recording has that step."""
     jumps = steps["jumps"]
     found = [("nonfinite", jumps["nonfinite"], "First NaN/inf"), ("largest", jumps["largest"], "Largest gradient"),
-             ("smallest", jumps["smallest"], "Smallest gradient")]
+             ("smallest", jumps["smallest"], "Smallest gradient"), ("changed", jumps.get("changed"), "Largest change")]
     origin = f' title="Made in the {jumps["origin"]} pass"'
     buttons = "".join(f'<button type="button" data-jump="{name}" data-step="{step}"'
                       f'{origin if name == "nonfinite" else ""}>{text}</button>'
@@ -280,10 +281,11 @@ def sent_html(steps: Data, step: Step) -> str:
 
 
 def panel_rows(steps: Data, step: Step) -> list[list[str]]:
-    """[kind, what, value, "nonfinite" or ""] for the panel: the line of the reader's code that made
-    the node (the innermost) and the calls that led there, what arrives (each contribution, and
-    their sum where two paths meet, or one gradient per output of a node with several), what goes
-    out along each edge, and what the node saved for backward."""
+    """[kind, what, value, "nonfinite", "changed" or ""] for the panel: the line of the reader's code
+    that made the node (the innermost) and the calls that led there, what arrives (each
+    contribution, and their sum where two paths meet, or one gradient per output of a node with
+    several), in a comparison what the same node received before, what goes out along each edge,
+    and what the node saved for backward."""
     edges, contributions, received = steps["edges"], step["contributions"], step["received"]
 
     def row(kind: str, what: str, grad: Summary | None) -> list[str]:
@@ -299,6 +301,12 @@ def panel_rows(steps: Data, step: Step) -> list[list[str]]:
                     c["grad"]) for c in contributions]
         several = received is not None and received["shape"] is None
         rows.append(row("sum", "Received, one gradient per output" if several else "Sum received", received))
+    before = steps.get("before")
+    if before is not None:  # a comparison's (`compare`)
+        there = before[step["node"]]
+        ratio = f" (now {there['ratio']:.3g}×)" if there["ratio"] is not None else ""
+        rows.append(["before", "Before", grad_text(there["received"]) + ratio if there["node"] is not None
+                     else "no such node", "changed" if "changed" in steps["nodes"][step["node"]]["marks"] else ""])
     targets = [edges[s["edge"]]["to"] for s in step["sent"]]
     rows += [row("out", f"Sent to {node_name(steps, to)}" + (f" (input {edges[s['edge']]['slot']})"
                                                            if targets.count(to) > 1 else ""), s["grad"])
@@ -339,7 +347,8 @@ def saved_text(node: Node) -> str:
     return "; ".join(tensors + [f"ctx.{a['name']} = {a['value']}" for a in node.get("attributes", [])])
 
 
-MARKS = {"nonfinite": "NaN/inf", "vanishing": "vanishing", "exploding": "exploding", "failed": "raised"}
+MARKS = {"nonfinite": "NaN/inf", "vanishing": "vanishing", "exploding": "exploding", "changed": "changed",
+         "failed": "raised"}
 
 
 def marks_html(steps: Data, i: int) -> str:

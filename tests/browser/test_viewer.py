@@ -17,8 +17,11 @@ from pathlib import Path
 
 import pytest
 from browsing import PHONE, STEP_ON_SCREEN, TWO_FRAMES, screenshot
+from recorded_models import mlp
+from torch import nn
 
-from autograd_steps import layout, view
+from autograd_steps import compare, layout, view, watch_forward
+from autograd_steps.recording import Recording
 
 DETECT = "with torch.autograd.set_detect_anomaly(True, check_nan=False):"
 
@@ -408,7 +411,7 @@ VIT = """\
 import torch
 from torch.nn import functional as F
 from autograd_steps import watch_forward
-from vision_transformer import ViT
+from recorded_models import ViT
 torch.manual_seed(0)
 model = ViT()
 images, labels = torch.randn(4, 3, 16, 16), torch.tensor([1, 2, 3, 4])
@@ -563,3 +566,32 @@ def test_a_parameter_that_gets_no_gradient_is_listed_and_found_by_the_search(bro
     search.fill("decoder.weight")  # the name the graph gives it: the first variable that holds it
     search.press("Enter")
     assert figure.locator(".snippet-steps__found").inner_text() == "1 of 1"
+
+
+def test_a_comparison_shows_in_the_viewer_what_each_node_received_before(browser):
+    """The 6-layer MLP with sigmoids, then with ReLUs: the viewer of the second, node by node."""
+    recordings = []
+    for activation in (nn.Sigmoid, nn.ReLU):
+        model, x = mlp(activation)
+        with watch_forward():
+            loss = model(x).pow(2).mean()
+        recording = Recording(loss, {}, __file__, params=[(f"model.{n}", p) for n, p in model.named_parameters()])
+        recording.run(loss.backward)
+        recordings.append(recording)
+    data = compare(*recordings).data
+    page = opened(browser, laid_out(data))
+    figure = page.locator("figure.snippet-steps")
+    figure.get_by_role("button", name="Largest change").click()
+    step = data["jumps"]["changed"]
+    assert figure.locator(".snippet-steps__counter").inner_text() == f"Step {step + 1} of {len(data['steps'])}"
+    node = data["steps"][step]["node"]
+    current = figure.locator("svg [data-node].is-current")
+    assert "is-changed" in current.get_attribute("class") and "changed" in current.get_attribute("aria-label")
+    before = figure.locator(".snippet-steps__panel dt.is-before + dd")
+    assert before.inner_text() == f"{data['before'][node]['received']['text']} (now {data['before'][node]['ratio']:.3g}×)"
+    assert "is-changed" in before.get_attribute("class")
+    relu = next(n["id"] for n in data["nodes"] if n["name"] == "ReluBackward0")
+    figure.locator(f'svg [data-node="{relu}"]').click()
+    assert before.inner_text() == "no such node"
+    assert page.errors == []
+    page.context.close()

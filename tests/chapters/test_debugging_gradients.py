@@ -247,3 +247,15 @@ def test_solution_layer_gradient_norm(chapter):
     after = [line.split(":")[1].strip() for line in lines[1::2]]
     assert lines[0].startswith("first layer's gradient norm") and lines[1].startswith("from .grad")
     assert hooked == after and hooked[0] != hooked[1]
+
+
+def test_two_runs_side_by_side_show_the_gradient_no_longer_fading_with_relus(chapter):
+    text = chapter.shown("compare_two_runs.py")
+    rows = {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.startswith("model.")}
+    assert list(rows) == ["model.8", "model.6", "model.4", "model.2", "model.0"]
+    assert rows["model.0"] == ["0.0003134", "0.04731", "151×"]
+    assert rows["model.8"] == ["0.5948", "0.225", "0.378×"]
+    assert text.count("No NaN or inf.") == 4, "each run's summary, and the comparison's two notes"
+    changed = text.split("NaN, inf or None: ")[1].splitlines()
+    assert changed[0] == "8:" and all("in model.0" in line or "model.0." in line or "model.2" in line
+                                       for line in changed[1:]), "only the first two layers changed ten times"

@@ -14,10 +14,10 @@ import warnings
 import pytest
 import torch
 from torch import nn
+from recorded_models import ViT, mlp
 
-from autograd_steps import compare, save_html, show_backward, show_grad, step_through, watch_forward
-from autograd_steps.recording import MAX_NODES, SHOWN_PER_LINE, Recording, recorded, summary
-from vision_transformer import ViT
+from autograd_steps import compare, save_html, show_backward, show_grad, step_through, view, watch_forward
+from autograd_steps.recording import MAX_NODES, SHOWN_PER_LINE, Recording, node_label, recorded, summary
 
 
 def data(shown):
@@ -875,8 +875,52 @@ def test_two_recordings_compare_parameter_by_parameter_and_module_by_module(monk
     text = found.table()
     assert text.splitlines()[0].split() == ["Parameter", "Before", "After", "After", "/", "before"]
     assert "model.rate.weight" in text and "nan" in text
-    assert text.splitlines()[-2].startswith("Before: The first NaN or inf was made in the forward pass")
-    assert text.splitlines()[-1] == "After: No NaN or inf."
+    notes = text.split("\n\n")[1].splitlines()
+    assert notes[0].startswith("Before: The first NaN or inf was made in the forward pass")
+    assert notes[1] == "After: No NaN or inf."
+    assert notes[2].startswith("The second's nodes whose gradient grew or shrank 10 times or more, or became or")
+    assert "  step 4, LogBackward0 in model: norm 0.165 and 3 NaN → norm 0.1194" in text, "where the NaN was made"
+    assert "model.rate.weight's AccumulateGrad: 8 NaN → norm " in text
     by_module = compare(recordings[1], recordings[1], by="module")
     assert {r["name"]: r["ratio"] for r in by_module.rows} == {"model.rate": 1.0, "model.body.0": 1.0}
-    assert "<table>" in found._repr_html_()
+    assert by_module.table().endswith("NaN, inf or None: none.")
+    assert "<table>" in found._repr_mimebundle_()["text/html"]
+
+
+def sigmoid_or_relu(activation):
+    """The recording of a 6-layer MLP with activations `activation`."""
+    model, x = mlp(activation)
+    with watch_forward():
+        loss = model(x).pow(2).mean()
+    return show_backward(loss, quiet=True)
+
+
+def test_a_comparison_marks_node_by_node_what_changed_and_says_what_each_node_had_before(monkeypatch, capsys):
+    monkeypatch.delattr(builtins, "display", raising=False)
+    before, after = sigmoid_or_relu(nn.Sigmoid), sigmoid_or_relu(nn.ReLU)
+    found = compare(before, after)
+    data, names = found.data, [n["label"] for n in after.nodes]
+    received = {s["node"]: s["received"]["norm"] for r in (before, after) for s in r.steps if r is after}
+    old = {s["node"]: s["received"]["norm"] for s in before.steps}
+    for node, there in zip(data["nodes"], data["before"]):
+        if node["name"] == "ReluBackward0":
+            assert there["node"] is None and "changed" not in node["marks"], "no node of the sigmoid net is a ReLU"
+            continue
+        same = before.nodes[there["node"]]
+        assert (same["name"], same["module"], same["label"]) == (node["name"], node["module"], node["label"])
+        ratio = received[node["id"]] / old[there["node"]]
+        assert there["ratio"] == pytest.approx(ratio)
+        assert ("changed" in node["marks"]) == (not 0.1 < ratio < 10), node_label(node)
+    weight = names.index("model.0.weight")
+    assert "changed" in data["nodes"][weight]["marks"] and data["before"][weight]["ratio"] > 100
+    assert "changed" not in data["nodes"][names.index("model.12.weight")]["marks"]
+    most = data["steps"][data["jumps"]["changed"]]["node"]
+    assert data["before"][most]["ratio"] == max(b["ratio"] for b in data["before"] if b["ratio"])
+    step = next(s for s in data["steps"] if s["node"] == weight)
+    (row,) = [r for r in view.panel_rows(data, step) if r[0] == "before"]
+    assert row[1:] == ["Before", before.steps[[s["node"] for s in before.steps].index(data["before"][weight]["node"])]
+                       ["received"]["text"] + f" (now {data['before'][weight]['ratio']:.3g}×)", "changed"]
+    lines = found.table().splitlines()
+    assert lines[next(i for i, line in enumerate(lines) if line.startswith("The second's nodes")) + 1].startswith(
+        f"  step {data['jumps']['changed'] + 1}, "), "the most changed first"
+    assert 'data-jump="changed"' in found._repr_mimebundle_()["text/html"]

@@ -1,5 +1,6 @@
-"""A small Vision Transformer as timm writes one (its attention by hand, pre-norm blocks in a
-ModuleList), for the recorder's and the viewer's tests: a real model of about 700 nodes."""
+"""Real models for the recorder's and the viewer's tests: a small Vision Transformer as timm
+writes one (its attention by hand, pre-norm blocks in a ModuleList), about 700 nodes; a 6-layer
+MLP with sigmoids or ReLUs, the same weights either way."""
 
 import torch
 from torch import nn
@@ -47,3 +48,10 @@ class ViT(nn.Module):
         for block in self.blocks:
             x = block(x)
         return self.head(self.norm(x)[:, 0])
+
+
+def mlp(activation):
+    """A 6-layer MLP, its activations `activation`, and its input: the same weights and input for each."""
+    torch.manual_seed(0)
+    return nn.Sequential(*[m for _ in range(6) for m in (nn.Linear(8, 8), activation())], nn.Linear(8, 1)), \
+        torch.randn(16, 8)
