@@ -55,3 +55,134 @@ def mlp(activation):
     torch.manual_seed(0)
     return nn.Sequential(*[m for _ in range(6) for m in (nn.Linear(8, 8), activation())], nn.Linear(8, 1)), \
         torch.randn(16, 8)
+
+
+# The debugger's test set: models a practitioner brings, most with a bug planted in them. Each
+# case is (model, its input, the loss of its output); the test and the benchmark run them in
+# notebooks and scripts of their own, with this file beside them, as a reader's models.py.
+
+class SqrtFeatures(nn.Module):
+    """Bug: the square root of features that can be negative (NaN in the forward pass)."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 16))
+        self.head = nn.Linear(16, 1)
+
+    def forward(self, x):
+        return self.head(self.body(x).sqrt())
+
+
+class EmbeddingPenalty(nn.Module):
+    """Bug: the embeddings' lengths, written as a square root, added to the output: the padding
+    row is all zeros, and the square root's gradient at 0 is inf (NaN in the backward pass)."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 8, padding_idx=0)
+        self.head = nn.Linear(8, 1)
+
+    def forward(self, tokens):
+        e = self.embed(tokens)
+        return self.head(e) + e.pow(2).sum(-1, keepdim=True).sqrt()
+
+
+class RNN(nn.Module):
+    """A ReLU RNN unrolled over 30 steps from a zero state, its recurrent weight gain × the identity."""
+
+    def __init__(self, gain):
+        super().__init__()
+        self.cell = nn.Linear(4, 4)
+        self.recurrent = nn.Linear(4, 4, bias=False)
+        with torch.no_grad():
+            self.recurrent.weight.copy_(gain * torch.eye(4))
+        self.head = nn.Linear(4, 1)
+
+    def forward(self, xs):
+        h = torch.zeros(xs.shape[0], 4)
+        for t in range(xs.shape[1]):
+            h = torch.relu(self.cell(xs[:, t]) + self.recurrent(h))
+        return self.head(h)
+
+
+class LayerScaleBlock(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.norm, self.mlp = nn.LayerNorm(dim), nn.Sequential(nn.Linear(dim, 2 * dim), nn.GELU(), nn.Linear(2 * dim, dim))
+        self.gamma = nn.Parameter(torch.full((dim,), 1e-5))
+
+    def forward(self, x):
+        return x + self.gamma * self.mlp(self.norm(x))
+
+
+class CountedBlock(nn.Module):
+    """Linear, tanh, Linear; it counts the runs of its forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.net, self.runs = nn.Sequential(nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 16)), 0
+
+    def forward(self, x):
+        self.runs += 1
+        return self.net(x)
+
+
+class Checkpointed(nn.Module):
+    def __init__(self, reentrant):
+        super().__init__()
+        self.blocks, self.reentrant = nn.ModuleList(CountedBlock() for _ in range(4)), reentrant
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = torch.utils.checkpoint.checkpoint(block, x, use_reentrant=self.reentrant)
+        return x
+
+
+class EncoderDecoder(nn.Module):
+    """Bug: the encoder's output detached ("to save memory"): the encoder never gets a gradient."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(6, 12), nn.ReLU())
+        self.decoder = nn.Linear(12, 2)
+
+    def forward(self, x):
+        return self.decoder(self.encoder(x).detach())
+
+
+def mse(out):
+    return out.pow(2).mean()
+
+
+def dead_relu(bias):
+    """A 3-layer ReLU MLP, its first layer's bias `bias` (-10: every unit dead)."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 1))
+    with torch.no_grad():
+        model[0].bias.fill_(bias)
+    return model, (torch.randn(32, 8),), mse
+
+
+CASES = {
+    "forward NaN": lambda: (SqrtFeatures(), (torch.randn(16, 8),), mse),
+    "backward NaN": lambda: (EmbeddingPenalty(), (torch.tensor([[0, 3, 4], [5, 0, 2]]),), mse),
+    "sigmoid stack": lambda: (nn.Sequential(*[m for _ in range(8) for m in (nn.Linear(16, 16), nn.Sigmoid())],
+                                            nn.Linear(16, 1)), (torch.randn(32, 16),), mse),
+    "RNN gain 1.6": lambda: (RNN(1.6), (torch.rand(8, 30, 4),), mse),
+    "RNN gain 0.9": lambda: (RNN(0.9), (torch.rand(8, 30, 4),), mse),
+    "LayerScale": lambda: (nn.Sequential(*[LayerScaleBlock(16) for _ in range(6)], nn.Linear(16, 1)),
+                           (torch.randn(4, 16),), mse),
+    "600-layer tanh MLP": lambda: (nn.Sequential(*[m for _ in range(600) for m in (nn.Linear(8, 8), nn.Tanh())]),
+                                   (torch.randn(4, 8),), mse),
+    "fp16, large gradients": lambda: (nn.Sequential(nn.Linear(64, 64), nn.Tanh(), nn.Linear(64, 64)).half(),
+                                 (torch.randn(32, 64).half(),), lambda out: out.float().sum() * 1000),
+    "fp32 tiny loss": lambda: (nn.Sequential(nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 1)), (torch.randn(4, 8),),
+                               lambda out: out.pow(2).mean() * 1e-30),
+    "checkpointed": lambda: (Checkpointed(reentrant=False), (torch.randn(8, 16, requires_grad=True),), mse),
+    "reentrant checkpoint": lambda: (Checkpointed(reentrant=True), (torch.randn(8, 16, requires_grad=True),), mse),
+    "detached encoder": lambda: (EncoderDecoder(), (torch.randn(5, 6),), mse),
+    "12-block ViT": lambda: (ViT(), (torch.randn(4, 3, 16, 16),),
+                             lambda out: nn.functional.cross_entropy(out, torch.tensor([1, 2, 3, 4]))),
+    "dead ReLUs": lambda: dead_relu(-10.0),
+    "dead ReLUs, fixed": lambda: dead_relu(0.0),
+}

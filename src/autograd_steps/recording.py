@@ -331,9 +331,11 @@ def parameters(frame: types.FrameType) -> list[tuple[str, torch.Tensor]]:
 
 
 def scope(frame: types.FrameType) -> Iterator[tuple[str, object]]:
-    """A frame's variables, its locals first."""
-    for variables in (frame.f_locals, frame.f_globals):
-        yield from list(variables.items())
+    """A frame's variables, its locals first; not a global that a local of its name hides (a
+    notebook's `model` from an earlier cell, where a function's own `model` calls backward)."""
+    local = frame.f_locals
+    yield from list(local.items())
+    yield from [(name, value) for name, value in list(frame.f_globals.items()) if name not in local]
 
 
 MODULE = "autograd_steps.module"  # the key in a node's metadata of the path of the module whose forward made it
@@ -492,6 +494,9 @@ class Recording:
             raise ValueError(f"{caller} needs a tensor computed from tensors that require grad "
                              "(this one has no grad_fn)")
         self.output, self.folder, self.file = output, os.path.dirname(path), os.path.basename(path)
+        self.cells = os.path.basename(self.folder).startswith("ipykernel_")  # a notebook's: IPython's cells' folder
+        # The reader's code: the recorded file's folder, and in a notebook the notebook's (a models.py beside it).
+        self.folders = {self.folder, os.getcwd()} if self.cells else {self.folder}
         self.source = source_lines(path)
         self.nodes: list[RecordedNode] = []
         self.index: dict[int, object] = {}  # id(node) -> node, which the recording keeps alive
@@ -603,31 +608,35 @@ class Recording:
             lines = [(n, code) for n, code in made_here if before is None or n <= before]
             if lines:
                 line, code = lines[-1]
-                node["where"] = [{"file": self.file, "line": line, "code": code, "place": self.place(self.file, line)}]
+                node["where"] = [{"file": self.file, "line": line, "code": code,
+                                  "place": self.place(os.path.join(self.folder, self.file), line)}]
                 node["lines"], node["line"] = [line], line
 
     def where(self, fn: Fn) -> list[Frame]:
-        """The frames of the creating stack that are in the snippet's folder, outermost first."""
+        """The frames of the creating stack that are in the reader's code (`folders`), outermost first."""
         frames: list[Frame] = []
-        prefix = f'  File "{os.path.join(self.folder, "")}'
+        prefixes = tuple(f'  File "{os.path.join(folder, "")}' for folder in self.folders)
         metadata = cast(dict[str, Any], fn.metadata)  # a dict, which torch's annotations call a method
         for entry in metadata.get("traceback_", []):
-            m = entry.startswith(prefix) and FRAME.search(entry)
-            if m and os.path.dirname(m["file"]) == self.folder:
+            m = entry.startswith(prefixes) and FRAME.search(entry)
+            if m and os.path.dirname(m["file"]) in self.folders:
                 code = m["code"].split("  #")[0].strip()  # without a comment at its end
-                file, line = os.path.basename(m["file"]), int(m["line"])
-                frames.append({"file": file, "line": line, "code": code, "place": self.place(file, line)})
+                line = int(m["line"])
+                frames.append({"file": os.path.basename(m["file"]), "line": line, "code": code,
+                               "place": self.place(m["file"], line)})
         return frames
 
-    def place(self, file: str, line: int) -> str:
+    def place(self, path: str, line: int) -> str:
         """A line as the reader finds it: in the recorded file, by its number; in another file of its
         folder, with the file's name; in a notebook, whose cells IPython runs as files named by a
-        number in one folder (ipykernel_...), as another cell's."""
-        if file == self.file:
+        number in one folder (ipykernel_...), as another cell's, and a file of the notebook's
+        folder by its name."""
+        folder, name = os.path.split(path)
+        if folder == self.folder and name == self.file:
             return f"line {line}"
-        if os.path.basename(self.folder).startswith("ipykernel_"):
+        if folder == self.folder and self.cells:
             return f"line {line} of another cell"
-        return f"{file}, line {line}"
+        return f"{name}, line {line}"
 
     def run(self, backward: Callable[[], object]) -> None:
         """Call `backward()` (which runs this recording's backward pass) with every node watched;

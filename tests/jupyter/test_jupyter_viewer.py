@@ -4,6 +4,10 @@ kernel, the cases it refuses or notes, and the viewer run in JupyterLab itself."
 import builtins
 import json
 import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -13,6 +17,7 @@ from nbclient import NotebookClient
 
 from autograd_steps import Viewer, show_backward
 from autograd_steps.layout import MISSING
+from snippet_engine import wheel
 from snippet_engine.kinds.steps import STEPS
 
 # A reader's notebook: a model with a custom Function in one cell, its forward pass in another,
@@ -398,3 +403,130 @@ def test_show_backward_returns_the_recording_which_answers_in_code_and_is_shown_
     assert rows[0] == "step,node,module,line,received norm,NaN,inf,marks" and len(rows) == len(data["steps"]) + 1
     # A node made in a module's forward defined in another cell names that cell's line.
     assert json.loads(nb.cells[7].outputs[-1].text.splitlines()[-1]) == [["line 3 of another cell", "return t * 2"]]
+
+
+# The debugger's test set (tests/recorded_models.py, beside the notebook as a reader's models.py),
+# run in a real kernel that imports autograd_steps from the site's wheel alone.
+TEST_SET = [
+    """\
+import copy, json, os
+import torch
+import autograd_steps
+from autograd_steps import compare, save_html, show_backward, show_grad, watch_forward
+from autograd_steps.layout import views
+from recorded_models import CASES
+
+def record(name, quiet=True):
+    torch.manual_seed(0)
+    model, inputs, loss_of = CASES[name]()
+    with watch_forward():
+        loss = loss_of(model(*inputs))
+    return model, show_backward(loss, quiet=quiet)
+
+def marked(recording, mark):
+    return [(n["label"], n["module"]) for n in recording.data()["nodes"] if mark in n["marks"]]
+
+print(json.dumps(autograd_steps.__file__))""",
+    """\
+found = {}
+for name in CASES:
+    model, recording = record(name)
+    norms = [s["received"]["norm"] for s in recording.data()["steps"] if s["received"]]
+    found[name] = {"first": recording.first_nonfinite, "missing": [m["name"] for m in recording.missing],
+                   "vanishing": marked(recording, "vanishing"), "exploding": marked(recording, "exploding"),
+                   "nodes": len(recording.nodes), "norms": [min(norms), max(norms)],
+                   "dtypes": sorted({s["received"]["dtype"] for s in recording.data()["steps"] if s["received"]}),
+                   "texts": [s["description"] for s in recording.data()["steps"]],
+                   "views": [(v.path, len(v.boxes)) for v in views(recording.data())][:3]}
+print(json.dumps(found, allow_nan=False))""",
+    """\
+torch.manual_seed(0)
+model, inputs, loss_of = CASES["checkpointed"]()
+twin = copy.deepcopy(model)
+loss_of(twin(*inputs)).backward()
+plain_runs = sum(b.runs for b in twin.blocks)
+with watch_forward():
+    loss = loss_of(model(*inputs))
+show_backward(loss, quiet=True)
+print(json.dumps({"runs": [plain_runs, sum(b.runs for b in model.blocks)],
+                  "equal": all(torch.equal(p.grad, q.grad) for p, q in zip(twin.parameters(), model.parameters()))}))""",
+    """\
+_, before = record("dead ReLUs")
+_, after = record("dead ReLUs, fixed")
+comparison = compare(before, after)
+bundle = comparison._repr_mimebundle_()
+print(json.dumps({"rows": comparison.rows, "changed": [n["label"] for n in comparison.data["nodes"] if "changed" in n["marks"]],
+                  "jump": 'data-jump="changed"' in bundle["text/html"]}))""",
+    """\
+torch.manual_seed(0)
+model, inputs, loss_of = CASES["sigmoid stack"]()
+with watch_forward():
+    loss = loss_of(model(*inputs))
+grads = show_grad(loss, [model[0].weight], quiet=True)
+torch.manual_seed(0)
+twin, inputs, _ = CASES["sigmoid stack"]()
+expected = torch.autograd.grad(loss_of(twin(*inputs)), [twin[0].weight])
+_, recording = record("forward NaN")
+recording.to_json("steps.json")
+recording.to_csv("steps.csv")
+save_html("steps.html", recording)
+print(json.dumps({"grad": torch.equal(grads[0], expected[0]), "untouched": model[0].weight.grad is None,
+                  "files": sorted(os.path.getsize(f) > 0 and f for f in ("steps.json", "steps.csv", "steps.html"))}))""",
+    'model, vit = record("12-block ViT", quiet=False)',
+]
+
+
+@pytest.mark.jupyter
+def test_the_debuggers_test_set_in_a_kernel_from_the_wheel_alone(tmp_path, monkeypatch):
+    """Fifteen models with bugs planted in them (and their healthy twins): each shows what the
+    debugger is for, in a real kernel whose autograd_steps is the wheel the site offers."""
+    (tmp_path / wheel.filename()).write_bytes(wheel.wheel())
+    target = tmp_path / "installed"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target",
+                    str(target), str(tmp_path / wheel.filename())], check=True)
+    shutil.copy(Path(__file__).parent.parent / "recorded_models.py", tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(target))
+    nb = notebook(TEST_SET)
+    NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=False, shutdown_kernel="immediate",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    printed = [json.loads(cell.outputs[-1].text.splitlines()[-1]) for cell in nb.cells[:5]]
+    assert printed[0].startswith(str(target)), "the wheel's package, not the project's"
+    found = printed[1]
+    assert len(found) == 15
+    # 1. The NaN's origin: a forward NaN at the operation that made it, in the reader's file and line.
+    first = found["forward NaN"]["first"]
+    assert (first["origin"], first["node"], first["file"], first["code"]) == (
+        "forward", "SqrtBackward0", "recorded_models.py", "return self.head(self.body(x).sqrt())")
+    first = found["backward NaN"]["first"]
+    assert (first["origin"], first["node"], first["module"]) == ("backward", "SqrtBackward0", "model")
+    # 2. Vanishing and exploding along the path: the true cases marked, the false ones not.
+    assert ["model.0.weight", ""] in found["sigmoid stack"]["vanishing"]
+    assert not [m for m in found["sigmoid stack"]["vanishing"] if m[1] == "model.16"], "the last layer is fine"
+    assert found["RNN gain 1.6"]["exploding"] and not found["RNN gain 1.6"]["vanishing"]
+    assert len(found["600-layer tanh MLP"]["vanishing"]) > 2900
+    for healthy in ("RNN gain 0.9", "LayerScale", "12-block ViT", "fp32 tiny loss", "fp16, large gradients",
+                    "detached encoder", "dead ReLUs, fixed"):
+        assert found[healthy]["vanishing"] == found[healthy]["exploding"] == [], healthy
+    # 3. Norms at the edges of their format: fp16 gradients whose norm fp16 cannot hold, fp32 ones of 1e-30.
+    fp16 = found["fp16, large gradients"]
+    assert fp16["first"] is None and "float16" in fp16["dtypes"] and 65504 < fp16["norms"][1] < 1e6
+    assert 0 < found["fp32 tiny loss"]["norms"][0] < 1e-29
+    # 4. Checkpoints: each block recomputed once, as plain backward does; a reentrant one says what it hides.
+    assert printed[2] == {"runs": [8, 8], "equal": True}
+    assert any("a reentrant activation checkpoint" in t for t in found["reentrant checkpoint"]["texts"])
+    # 6. What never arrived.
+    assert found["detached encoder"]["missing"] == ["model.encoder.0.weight", "model.encoder.0.bias"]
+    # 7. Nested modules: the ViT opens as its blocks, the 600 layers as runs of them.
+    vit = found["12-block ViT"]["views"]
+    assert vit[0] == ["", 15] and vit[1][0] == "model.patch"
+    assert found["600-layer tanh MLP"]["views"][0] == ["", 24] and found["600-layer tanh MLP"]["views"][1][0] \
+        == "model.0 … model.49"
+    # 8. Two runs side by side: dead ReLUs, then revived.
+    compared = printed[3]
+    first_layer = {r["name"]: r for r in compared["rows"]}["model.0.weight"]
+    assert first_layer["before"] == 0 and first_layer["after"] > 0 and compared["jump"]
+    assert "model.0.weight" in compared["changed"]
+    # 9. The API: torch.autograd.grad recorded, files written, the viewer shown.
+    assert printed[4] == {"grad": True, "untouched": True, "files": ["steps.csv", "steps.html", "steps.json"]}
+    (shown,) = [o for o in nb.cells[5].outputs if o["output_type"] == "display_data"]
+    assert "Up one level" in shown["data"]["text/html"] and STEPS in shown["data"]
