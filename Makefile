@@ -69,7 +69,7 @@ RELEASE_VENV := .cache/release-venv
 release-check: setup
 	test -x $(RELEASE_VENV)/bin/python || $(PYTHON) -m venv $(RELEASE_VENV)
 	grep -v '^torch==' constraints.txt > $(RELEASE_VENV)/constraints.txt
-	$(RELEASE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check torch==$(RELEASE) torchviz graphviz \
+	$(RELEASE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check torch==$(RELEASE) torchviz graphviz pygments \
 		matplotlib numpy pyyaml -c $(RELEASE_VENV)/constraints.txt
 	$(RELEASE_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	$(RELEASE_VENV)/bin/python bench/release_check.py run $(RELEASE_VENV)/outputs.json
