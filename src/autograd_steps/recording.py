@@ -54,6 +54,7 @@ import bisect
 import builtins
 import contextlib
 import csv
+import functools
 import html
 import json
 import linecache
@@ -69,6 +70,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Literal, NotRequired, TypedDict, TypeGuard, cast
 
 import torch
+import torch.fx.traceback as fx_traceback
 from torch.autograd.graph import Node as Fn
 from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_leaves
@@ -338,6 +340,7 @@ def scope(frame: types.FrameType) -> Iterator[tuple[str, object]]:
     yield from [(name, value) for name, value in list(frame.f_globals.items()) if name not in local]
 
 
+FORMAT_STACK = fx_traceback.format_stack
 MODULE = "autograd_steps.module"  # the key in a node's metadata of the path of the module whose forward made it
 
 
@@ -352,12 +355,30 @@ def watch_forward() -> Iterator[None]:
     calls = ModuleCalls()
     handles = [torch.nn.modules.module.register_module_forward_pre_hook(calls.enter),
                torch.nn.modules.module.register_module_forward_hook(calls.exit, always_call=True)]
+    kept = fx_traceback.format_stack
+    fx_traceback.format_stack = creating_stack  # what anomaly mode calls for each node
     try:
         with torch.autograd.set_detect_anomaly(True, check_nan=False), Results():
             yield
     finally:
+        fx_traceback.format_stack = kept
         for handle in handles:
             handle.remove()
+
+
+def creating_stack() -> list[str]:
+    """A node's creating stack as anomaly mode keeps it (`traceback_`), as torch.fx.traceback's
+    `format_stack` gives it but without each frame's line of code, which a recording reads from
+    linecache for the reader's own frames alone (`Recording.where`): looking up and formatting the
+    code of every frame of every node made most of a watched forward pass's cost."""
+    if fx_traceback.has_preserved_node_meta():  # torch.fx's own stacks, kept as they are
+        return FORMAT_STACK()
+    frames: list[types.FrameType] = []
+    frame: types.FrameType | None = sys._getframe(1)
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    return [f'  File "{f.f_code.co_filename}", line {f.f_lineno}, in {f.f_code.co_name}\n' for f in reversed(frames)]
 
 
 RESULTS = "autograd_steps.results"  # the key in a node's metadata of `Results`' checks of what its operation returned
@@ -620,8 +641,8 @@ class Recording:
         for entry in metadata.get("traceback_", []):
             m = entry.startswith(prefixes) and FRAME.search(entry)
             if m and os.path.dirname(m["file"]) in self.folders:
-                code = m["code"].split("  #")[0].strip()  # without a comment at its end
                 line = int(m["line"])
+                code = (m["code"] or linecache.getline(m["file"], line)).split("  #")[0].strip()  # without a comment
                 frames.append({"file": os.path.basename(m["file"]), "line": line, "code": code,
                                "place": self.place(m["file"], line)})
         return frames
@@ -669,7 +690,7 @@ class Recording:
         node = self.nodes[self.steps[-1]["node"]]
         metadata = cast(dict[str, Any], node["fn"].metadata)
         return {"node": node["id"], "step": len(self.steps) - 1, "message": str(error),
-                "forward": "".join(metadata.get("traceback_", []))}
+                "forward": "".join(with_code(entry) for entry in metadata.get("traceback_", []))}
 
     def finish(self) -> None:
         """What each step's contributions were, its text, the nodes' marks and the steps to jump to."""
@@ -1070,6 +1091,13 @@ def missing_text(missing: list[Missing]) -> str:
             f"{'them' if len(missing) > 1 else 'it'} (detached, or not used): {listed}.")
 
 
+def with_code(entry: str) -> str:
+    """A frame of a creating stack with its line of code, where `creating_stack` left it out."""
+    m = FRAME.search(entry)
+    code = linecache.getline(m["file"], int(m["line"])).strip() if m and not m["code"] else ""
+    return f"{entry}    {code}\n" if code else entry
+
+
 def public(node: RecordedNode) -> Node:
     """A node as the data has it: without its grad_fn and its place in the forward pass."""
     found: Node = {"id": node["id"], "name": node["name"], "kind": node["kind"], "label": node["label"],
@@ -1139,7 +1167,7 @@ def saved(fn: Fn) -> list[Saved]:
         except RuntimeError as error:
             return [unreadable("saved_tensors", str(error))]
     found: list[Saved] = []
-    for attribute in (a for a in dir(fn) if a.startswith("_saved_")):
+    for attribute in saved_attributes(type(fn)):
         name = attribute.removeprefix("_saved_")
         try:
             value = getattr(fn, attribute)
@@ -1149,6 +1177,12 @@ def saved(fn: Fn) -> list[Saved]:
         if isinstance(value, torch.Tensor):
             found.append(read(name, value))
     return found
+
+
+@functools.cache
+def saved_attributes(kind: type) -> tuple[str, ...]:
+    """The attributes through which a type of node gives what it saved (`_saved_self`)."""
+    return tuple(a for a in dir(kind) if a.startswith("_saved_"))
 
 
 def grad_state(param: torch.Tensor) -> tuple[int, int] | None:
@@ -1258,14 +1292,17 @@ def flatten(values: float | complex | list[Any]) -> list[Any]:
 
 def statistics(values: torch.Tensor) -> tuple[int, int, float, float | None, float | None]:
     """(NaN count, inf count, norm, min, max) of the finite values of a real tensor: computed where
-    it is, in its dtype, with no copy of it in a wider one; the norm scaled by the largest |value|
-    (`scaled_norm`), so that it neither overflows nor underflows at the edges of the dtype's range."""
+    it is, in its dtype, with no copy of it in a wider one; at the edges of the dtype's range
+    (`safe`), the norm scaled by the largest |value| (`scaled_norm`), so that it neither overflows
+    nor underflows."""
     if values.numel() == 0:
         return 0, 0, 0.0, None, None
     least, most = torch.aminmax(values)
-    norm, low, high = torch.stack([scaled_norm(values, least, most), least, most]).tolist()
+    norm, low, high = torch.stack([torch.linalg.vector_norm(values), least, most]).tolist()
+    if math.isfinite(low) and math.isfinite(high) and not safe(values, low, high):
+        norm = torch.stack([scaled_norm(values, least, most)]).item() * scale(low, high)
     if math.isfinite(norm) and math.isfinite(low) and math.isfinite(high):
-        return 0, 0, norm * scale(low, high), low, high
+        return 0, 0, norm, low, high
     finite = torch.isfinite(values)
     least, most = torch.where(finite, values, math.inf).amin(), torch.where(finite, values, -math.inf).amax()
     results = [torch.isnan(values).sum(), finite.sum(), scaled_norm(torch.where(finite, values, 0), least, most),
@@ -1273,6 +1310,15 @@ def statistics(values: torch.Tensor) -> tuple[int, int, float, float | None, flo
     nan, kept, norm, low, high = torch.stack([r.to(torch.float64) for r in results]).tolist()
     inf = values.numel() - int(nan) - int(kept)
     return int(nan), inf, norm * scale(low, high), low if kept else None, high if kept else None
+
+
+def safe(values: torch.Tensor, least: float, most: float) -> bool:
+    """Whether the plain norm of finite `values` in their range is as exact as the scaled one: the
+    sum of their squares cannot overflow their dtype, and the largest squares are no subnormals
+    (the squares that underflow are then too small to count)."""
+    info = torch.finfo(values.dtype)
+    largest = max(abs(least), abs(most))
+    return largest == 0 or math.sqrt(info.tiny / info.eps) <= largest <= math.sqrt(info.max / values.numel())
 
 
 def scale(least: float, most: float) -> float:
