@@ -356,7 +356,7 @@ def watch_forward() -> Iterator[None]:
     handles = [torch.nn.modules.module.register_module_forward_pre_hook(calls.enter),
                torch.nn.modules.module.register_module_forward_hook(calls.exit, always_call=True)]
     kept = fx_traceback.format_stack
-    fx_traceback.format_stack = creating_stack  # what anomaly mode calls for each node
+    fx_traceback.format_stack = functools.partial(creating_stack, {})  # what anomaly mode calls for each node
     try:
         with torch.autograd.set_detect_anomaly(True, check_nan=False), Results():
             yield
@@ -366,19 +366,26 @@ def watch_forward() -> Iterator[None]:
             handle.remove()
 
 
-def creating_stack() -> list[str]:
+def creating_stack(formatted: dict[tuple[types.CodeType, int], str]) -> list[str]:
     """A node's creating stack as anomaly mode keeps it (`traceback_`), as torch.fx.traceback's
     `format_stack` gives it but without each frame's line of code, which a recording reads from
-    linecache for the reader's own frames alone (`Recording.where`): looking up and formatting the
-    code of every frame of every node made most of a watched forward pass's cost."""
+    linecache for the reader's own frames alone (`Recording.where`). Each frame is formatted once
+    per place it runs at (`formatted`, by its code and instruction): a frame's line number is
+    worked out from its code's line table, and the callers of a forward pass are the same for
+    every node it makes."""
     if fx_traceback.has_preserved_node_meta():  # torch.fx's own stacks, kept as they are
         return FORMAT_STACK()
-    frames: list[types.FrameType] = []
+    texts: list[str] = []
     frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
-        frames.append(frame)
+        code = frame.f_code
+        text = formatted.get((code, frame.f_lasti))
+        if text is None:
+            text = formatted[code, frame.f_lasti] = f'  File "{code.co_filename}", line {frame.f_lineno}, in {code.co_name}\n'
+        texts.append(text)
         frame = frame.f_back
-    return [f'  File "{f.f_code.co_filename}", line {f.f_lineno}, in {f.f_code.co_name}\n' for f in reversed(frames)]
+    texts.reverse()
+    return texts
 
 
 RESULTS = "autograd_steps.results"  # the key in a node's metadata of `Results`' checks of what its operation returned
