@@ -125,8 +125,7 @@ def missing_html(steps: Data) -> str:
 def tools_html(steps: Data) -> str:
     """Above the graph: zoom out, in and reset; a search for a node or a parameter by name; for a
     graph drawn collapsed by module (`layout.views`), a choice of module to show (each under the
-    module holding it), and buttons up one
-    level and back to all modules."""
+    module holding it), and buttons up one level and back to all modules."""
     zoom = ('<span role="group" aria-label="Zoom the graph">'
             '<button type="button" data-zoom="out" aria-label="Zoom out">−</button>'
             '<button type="button" data-zoom="in" aria-label="Zoom in">+</button>'
