@@ -20,20 +20,22 @@ and once more in this process as a notebook's `show_backward` shows it:
   notebook  recorded, and displayed as the viewer: the graph laid out by Graphviz and the
             self-contained HTML made (`autograd_steps.notebook.Viewer`)
 
-The second case is a real layer: a TransformerEncoderLayer (d_model 256, 8 heads, feed-forward
-1024) on an input of 32×128×256, its loss the mean square of its output, run in four ways, each
-in a process of its own, the four in turn, `--model-repeats` rounds after one not counted (and
-with `--before path/to/main/src`, the four again with the code before a change, in the same turns):
+The second case is the debugger's test set (tests/recorded_models.py: fifteen models, most with
+a bug planted in them) and three larger models whose plain step takes 20 ms or more here (a
+TransformerEncoderLayer(256, 8, 1024) on 32×128×256, a ViT, and four checkpointed blocks of
+1024 on 2048 rows), each run in three ways, each in a process of its own, the three in turn,
+`--model-repeats` rounds after one not counted (and with `--before path/to/main/src`, the three
+again with the code before a change, in the same turns):
 
   plain     the forward pass and loss.backward()
-  anomaly   both under torch.autograd.set_detect_anomaly(True, check_nan=False)
-  table     the forward pass under it (as show_backward needs, for the lines), then
-            show_backward(loss) where there is no display(): the table printed
-  viewer    the same with display(): the viewer made (Viewer(...)._repr_mimebundle_())
+  recorded  the forward pass in watch_forward(), then show_backward(loss, quiet=True): what a
+            script's check runs
+  viewer    the same with display(): the viewer laid out and its HTML made (a notebook's)
 
-with the median time and the process's peak memory (ru_maxrss), and what the runs added to the
-memory the process had once the layer and its input were made (torch's CPU tensors are not seen
-by tracemalloc).
+with the median time, the cost per recorded node ((recorded - plain) / nodes), the process's
+peak memory (ru_maxrss, glibc returning each freed block of 64 KiB or more at once), and what
+the runs added to the memory the process had once the model and its input were made (torch's
+CPU tensors are not seen by tracemalloc).
 
 The third case is the recorder's growth with the graph: a chain of Linear(8, 8) layers of
 about 1,000 and about 5,000 nodes (four per layer), its loss the mean square, recorded as
@@ -45,7 +47,7 @@ smaller (linear: 5).
 Writes the medians and the ratios to bench/results/step_through_overhead.json
 with the provenance; `--case` runs one case and replaces only its figures there.
 
-    .venv/bin/python bench/step_through_overhead.py [--repeats 30] [--case snippets|transformer|chain]
+    .venv/bin/python bench/step_through_overhead.py [--repeats 30] [--case snippets|models|chain]
         [--model-repeats 9] [--before ../main/src] [--chain-repeats 5]
 """
 
@@ -102,35 +104,51 @@ def stepped_through():
     return sorted(set().union(*(parse(p.name, p.read_text(encoding="utf-8"), SNIPPETS).recorded for p in pages)))
 
 
-VARIANTS = ("plain", "anomaly", "table", "viewer")
+VARIANTS = ("plain", "recorded", "viewer")
 
 
-def transformer_variant(variant):
-    """Serve one variant of the transformer case from this process: after "ready" (the memory the
-    process has once the layer and its input are made), each line "run" on stdin runs it once and
-    prints its seconds; "end" prints the process's peak memory and what the runs added to it."""
+def larger():
+    """Models of the test set made larger, whose plain step takes 20 ms or more here."""
     import torch
+    from recorded_models import Checkpointed, ViT, mse
+    from torch import nn
+
+    return {
+        "TransformerEncoderLayer(256, 8, 1024), 32×128×256": lambda: (
+            nn.TransformerEncoderLayer(256, 8, 1024, batch_first=True), (torch.randn(32, 128, 256),), mse),
+        "12-block ViT, dim 64, 64 images": lambda: (
+            ViT(dim=64), (torch.randn(64, 3, 16, 16),), lambda out: nn.functional.cross_entropy(out, torch.arange(64) % 10)),
+        "checkpointed, 4 blocks of 1024, 2048 rows": lambda: (
+            Checkpointed(reentrant=False, dim=1024), (torch.randn(2048, 1024, requires_grad=True),), mse),
+    }
+
+
+def model_variant(name, variant):
+    """Serve one variant of one model from this process: after "ready" (with the memory the
+    process has once the model and its input are made), each line "run" on stdin runs it once and
+    prints its seconds; "end" prints the process's peak memory, what the runs added to it, and
+    the number of nodes recorded."""
+    import torch
+    from recorded_models import CASES
 
     from autograd_steps.notebook import show_backward
+    from autograd_steps.recording import watch_forward
 
     torch.manual_seed(0)
-    model = torch.nn.TransformerEncoderLayer(256, 8, 1024, batch_first=True)
-    x = torch.randn(32, 128, 256)
-    anomaly = torch.autograd.set_detect_anomaly(True, check_nan=False)
+    model, inputs, loss_of = {**CASES, **larger()}[name]()
     if variant == "viewer":
         builtins.display = lambda viewer: viewer._repr_mimebundle_()
+    nodes = [0]
 
     def run():
         model.zero_grad(set_to_none=True)
-        with anomaly if variant != "plain" else contextlib.nullcontext():
-            loss = model(x).pow(2).mean()
-            if variant == "anomaly":
-                loss.backward()
         if variant == "plain":
-            loss.backward()
-        elif variant in ("table", "viewer"):
-            with contextlib.redirect_stdout(io.StringIO()):
-                show_backward(loss)
+            loss_of(model(*inputs)).backward()
+            return
+        with watch_forward():
+            loss = loss_of(model(*inputs))
+        with contextlib.redirect_stdout(io.StringIO()):
+            nodes[0] = len(show_backward(loss, quiet=variant == "recorded", max_nodes=10_000).nodes)
 
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("ready", flush=True)
@@ -139,64 +157,83 @@ def transformer_variant(variant):
             break
         print(timed(run)[0], flush=True)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"peak_mb": peak, "added_mb": peak - before}), flush=True)
+    print(json.dumps({"peak_mb": peak, "added_mb": peak - before, "nodes": nodes[0]}), flush=True)
 
 
-def transformer(repeats, codes):
-    """Each variant of each code ({name: the src folder it imports autograd_steps from}) in a
-    process of its own, run in turn, once each (not counted), then `repeats` rounds, so that a
-    change in the machine's load falls on all alike; the medians, memory and ratios."""
-    children = {}
-    for code, src in codes.items():
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(ROOT / "src")])}
-        for variant in VARIANTS:
-            child = subprocess.Popen([sys.executable, __file__, "--variant", variant], env=env, text=True,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-            assert child.stdout.readline().strip() == "ready", f"{code} {variant} did not start"
-            children[code, variant] = child
-    times = {key: [] for key in children}
-    for _ in range(repeats + 1):
-        for key, child in children.items():
-            child.stdin.write("run\n")
-            child.stdin.flush()
-            times[key].append(float(child.stdout.readline()))
-    found = {code: {} for code in codes}
-    for (code, variant), child in children.items():
-        memory = json.loads(child.communicate("end\n")[0].splitlines()[-1])
-        found[code][variant] = {"seconds": statistics.median(times[code, variant][1:]), **memory}
-        print(f"{code:8} {variant:8} {found[code][variant]['seconds']:7.3f} s  peak {memory['peak_mb']:7.0f} MB  "
-              f"added {memory['added_mb']:6.0f} MB", flush=True)
-    ratios = {}
-    for code, variants in found.items():
-        plain, anomaly, viewer = variants["plain"], variants["anomaly"], variants["viewer"]
-        ratios[code] = {"viewer_vs_anomaly": viewer["seconds"] / anomaly["seconds"],
-                        "viewer_vs_plain": viewer["seconds"] / plain["seconds"],
-                        "table_vs_plain": variants["table"]["seconds"] / plain["seconds"],
-                        "viewer_peak_vs_plain": viewer["peak_mb"] / plain["peak_mb"],
-                        "viewer_added_vs_plain": viewer["added_mb"] / plain["added_mb"]}
-        print(code, "  ".join(f"{k} {v:.2f}" for k, v in ratios[code].items()))
-    return {"repeats": repeats, "src": {code: str(src) for code, src in codes.items()}, "variants": found,
-            "ratios": ratios, "targets": {"viewer_vs_anomaly": 1.5, "viewer_vs_plain": 2.0, "viewer_peak_vs_plain": 1.15}}
+def models(repeats, codes):
+    """Each model of the debugger's test set (tests/recorded_models.py) and the larger ones: each
+    variant of each code ({name: the src folder it imports autograd_steps from}) in a process of
+    its own, run in turn, once each (not counted), then `repeats` rounds, so that a change in the
+    machine's load falls on all alike; the medians, memory, cost per node and ratios."""
+    # glibc returns a block of 64 KiB or more to the system when it is freed: the peak memory is
+    # then the most the process held at once, not what its heap kept of earlier allocations.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT / "src")]),
+           "MALLOC_MMAP_THRESHOLD_": "65536"}
+    sys.path.insert(0, str(ROOT / "tests"))
+    from recorded_models import CASES
+
+    found = {}
+    for name in [*CASES, *larger()]:
+        children = {}
+        for code, src in codes.items():
+            for variant in VARIANTS:
+                child = subprocess.Popen([sys.executable, __file__, "--model", name, "--variant", variant], text=True,
+                                         env={**env, "PYTHONPATH": os.pathsep.join([str(src), env["PYTHONPATH"]])},
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                assert child.stdout.readline().strip() == "ready", f"{name} {code} {variant} did not start"
+                children[code, variant] = child
+        times = {key: [] for key in children}
+        for _ in range(repeats + 1):
+            for key, child in children.items():
+                child.stdin.write("run\n")
+                child.stdin.flush()
+                times[key].append(float(child.stdout.readline()))
+        for (code, variant), child in children.items():
+            memory = json.loads(child.communicate("end\n")[0].splitlines()[-1])
+            found.setdefault(code, {}).setdefault(name, {})[variant] = {
+                "seconds": statistics.median(times[code, variant][1:]), **memory}
+        for code in codes:
+            v = found[code][name]
+            nodes = v["recorded"]["nodes"]
+            v["summary"] = {"nodes": nodes, "per_node_ms": (v["recorded"]["seconds"] - v["plain"]["seconds"]) / nodes * 1e3,
+                            "recorded_vs_plain": v["recorded"]["seconds"] / v["plain"]["seconds"],
+                            "viewer_vs_plain": v["viewer"]["seconds"] / v["plain"]["seconds"],
+                            "recorded_added_vs_plain": v["recorded"]["added_mb"] / max(v["plain"]["added_mb"], 1.0)}
+            s = v["summary"]
+            print(f"{code:8} {name:46} {nodes:5} nodes  plain {v['plain']['seconds'] * 1e3:8.2f} ms  recorded "
+                  f"{s['recorded_vs_plain']:5.2f}×  viewer {s['viewer_vs_plain']:6.2f}×  {s['per_node_ms']:.3f} ms a "
+                  f"node  memory added {v['plain']['added_mb']:6.0f} → {v['recorded']['added_mb']:6.0f} MB", flush=True)
+    heavy = {code: {n: v["summary"]["recorded_vs_plain"] for n, v in by.items() if v["plain"]["seconds"] >= 0.02}
+             for code, by in found.items()}
+    return {"repeats": repeats, "src": {code: str(src) for code, src in codes.items()}, "models": found,
+            "recorded_vs_plain_where_plain_takes_20_ms": heavy,
+            "baseline": "plain: the model's forward pass and loss.backward(); recorded: the forward pass in "
+                        "watch_forward() and show_backward(loss, quiet=True), as a script's check runs it; viewer: "
+                        "show_backward(loss) with display(), the viewer laid out and its HTML made; per node: "
+                        "(recorded - plain) / nodes; memory: what the runs added to the process's peak (ru_maxrss)",
+            "targets": {"recorded_vs_plain": 2.0, "recorded_added_vs_plain": 1.15}}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
-    parser.add_argument("--case", choices=["snippets", "transformer", "chain", "all"], default="all")
+    parser.add_argument("--case", choices=["snippets", "models", "chain", "all"], default="all")
     parser.add_argument("--chain-repeats", type=int, default=5)
     parser.add_argument("--model-repeats", type=int, default=9)
     parser.add_argument("--before", help="a src folder of the code before a change (a checkout of main): "
-                                         "the transformer runs with it too, in turn with this code")
-    parser.add_argument("--variant", choices=VARIANTS, help=argparse.SUPPRESS)  # a process of transformer()
+                                         "the models run with it too, in turn with this code")
+    parser.add_argument("--model", help=argparse.SUPPRESS)  # a process of models()
+    parser.add_argument("--variant", choices=VARIANTS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.variant:
-        return transformer_variant(args.variant)
+        return model_variant(args.model, args.variant)
     out = ROOT / "bench" / "results" / "step_through_overhead.json"
     data = json.loads(out.read_text()) if out.exists() else {}
-    if args.case in ("transformer", "all"):
+    if args.case in ("models", "all"):
         codes = {"current": ROOT / "src", **({"before": args.before} if args.before else {})}
-        data["transformer"] = {"provenance": provenance("date command python torch platform cpu cores threads",
-                                                        __file__, argv), **transformer(args.model_repeats, codes)}
+        data.pop("transformer", None)  # one of the models now
+        data["models"] = {"provenance": provenance("date command python torch platform cpu cores threads",
+                                                   __file__, argv), **models(args.model_repeats, codes)}
     if args.case in ("chain", "all"):
         data["chain"] = {"provenance": provenance("date command python torch platform cpu cores threads",
                                                   __file__, argv), **chain(args.chain_repeats)}

@@ -88,21 +88,24 @@ class EmbeddingPenalty(nn.Module):
 
 
 class RNN(nn.Module):
-    """A ReLU RNN unrolled over 30 steps from a zero state, its recurrent weight gain × the identity."""
+    """A ReLU RNN from a zero initial state whose recurrent weight is `gain` times the identity, its
+    inputs positive so that every unit stays active: its gradient is multiplied by `gain` at each
+    step back in time. The loss reads every step's output."""
 
-    def __init__(self, gain):
+    def __init__(self, gain, steps=30):
         super().__init__()
-        self.cell = nn.Linear(4, 4)
-        self.recurrent = nn.Linear(4, 4, bias=False)
+        self.inp, self.rec, self.out, self.steps = nn.Linear(4, 8), nn.Linear(8, 8, bias=False), nn.Linear(8, 1), steps
         with torch.no_grad():
-            self.recurrent.weight.copy_(gain * torch.eye(4))
-        self.head = nn.Linear(4, 1)
+            self.rec.weight.copy_(gain * torch.eye(8))
+            self.inp.weight.abs_()
+            self.inp.bias.abs_()
 
     def forward(self, xs):
-        h = torch.zeros(xs.shape[0], 4)
-        for t in range(xs.shape[1]):
-            h = torch.relu(self.cell(xs[:, t]) + self.recurrent(h))
-        return self.head(h)
+        h, outs = torch.zeros(xs.shape[1], 8), []
+        for x in xs[:self.steps]:
+            h = torch.relu(self.inp(x) + self.rec(h))
+            outs.append(self.out(h))
+        return torch.stack(outs)
 
 
 class LayerScaleBlock(nn.Module):
@@ -118,9 +121,9 @@ class LayerScaleBlock(nn.Module):
 class CountedBlock(nn.Module):
     """Linear, tanh, Linear; it counts the runs of its forward."""
 
-    def __init__(self):
+    def __init__(self, dim=16):
         super().__init__()
-        self.net, self.runs = nn.Sequential(nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 16)), 0
+        self.net, self.runs = nn.Sequential(nn.Linear(dim, dim), nn.Tanh(), nn.Linear(dim, dim)), 0
 
     def forward(self, x):
         self.runs += 1
@@ -128,9 +131,9 @@ class CountedBlock(nn.Module):
 
 
 class Checkpointed(nn.Module):
-    def __init__(self, reentrant):
+    def __init__(self, reentrant, dim=16):
         super().__init__()
-        self.blocks, self.reentrant = nn.ModuleList(CountedBlock() for _ in range(4)), reentrant
+        self.blocks, self.reentrant = nn.ModuleList(CountedBlock(dim) for _ in range(4)), reentrant
 
     def forward(self, x):
         for block in self.blocks:
@@ -168,8 +171,8 @@ CASES = {
     "backward NaN": lambda: (EmbeddingPenalty(), (torch.tensor([[0, 3, 4], [5, 0, 2]]),), mse),
     "sigmoid stack": lambda: (nn.Sequential(*[m for _ in range(8) for m in (nn.Linear(16, 16), nn.Sigmoid())],
                                             nn.Linear(16, 1)), (torch.randn(32, 16),), mse),
-    "RNN gain 1.6": lambda: (RNN(1.6), (torch.rand(8, 30, 4),), mse),
-    "RNN gain 0.9": lambda: (RNN(0.9), (torch.rand(8, 30, 4),), mse),
+    "RNN gain 1.6": lambda: (RNN(1.6), (torch.rand(30, 8, 4),), mse),
+    "RNN gain 0.9": lambda: (RNN(0.9), (torch.rand(30, 8, 4),), mse),
     "LayerScale": lambda: (nn.Sequential(*[LayerScaleBlock(16) for _ in range(6)], nn.Linear(16, 1)),
                            (torch.randn(4, 16),), mse),
     "600-layer tanh MLP": lambda: (nn.Sequential(*[m for _ in range(600) for m in (nn.Linear(8, 8), nn.Tanh())]),

@@ -13,8 +13,8 @@ import warnings
 
 import pytest
 import torch
+from recorded_models import RNN, ViT, mlp
 from torch import nn
-from recorded_models import ViT, mlp
 
 from autograd_steps import compare, save_html, show_backward, show_grad, step_through, view, watch_forward
 from autograd_steps.recording import MAX_NODES, SHOWN_PER_LINE, Recording, node_label, recorded, summary
@@ -258,27 +258,6 @@ def marks_of(recording, parameter):
     """The marks of a parameter's AccumulateGrad."""
     (node,) = [n for n in recording.nodes if n["kind"] == "leaf" and n["fn"].variable is parameter]
     return node["marks"]
-
-
-class RNN(nn.Module):
-    """A ReLU RNN from a zero initial state whose recurrent weight is `gain` times the identity, its
-    inputs positive so that every unit stays active: its gradient is multiplied by `gain` at each
-    step back in time. The loss reads every step's output."""
-
-    def __init__(self, gain, steps=30):
-        super().__init__()
-        self.inp, self.rec, self.out, self.steps = nn.Linear(4, 8), nn.Linear(8, 8, bias=False), nn.Linear(8, 1), steps
-        with torch.no_grad():
-            self.rec.weight.copy_(gain * torch.eye(8))
-            self.inp.weight.abs_()
-            self.inp.bias.abs_()
-
-    def forward(self, xs):
-        h, outs = torch.zeros(xs.shape[1], 8), []
-        for x in xs[:self.steps]:
-            h = torch.relu(self.inp(x) + self.rec(h))
-            outs.append(self.out(h))
-        return torch.stack(outs)
 
 
 def sigmoid_stack(layers):
