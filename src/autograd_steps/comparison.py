@@ -8,7 +8,7 @@ from typing import Any, Literal, TypedDict
 
 from autograd_steps import view
 from autograd_steps.notebook import laid_out
-from autograd_steps.recording import STEPS, Before, Data, Recording, Summary, finite, html_table, node_text, number
+from autograd_steps.recording import Before, Data, Recording, Summary, finite, html_table, node_text, number
 
 CHANGED = 10  # a node's gradient "changed" where its norm grew or shrank this many times (or to or from NaN, inf, None)
 LISTED = 10  # the nodes whose gradient changed most that the printed comparison lists
@@ -87,7 +87,7 @@ class Comparison:
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
         data = laid_out(self.data)
         paragraphs = "".join(f"<p>{html.escape(line)}</p>" for line in [*self.notes, self.changed()[0]])
-        return {"text/plain": self.table(), STEPS: data,
+        return {"text/plain": self.table(),
                 "text/html": view.notebook_html(data) + html_table(self.header, self.cells()) + paragraphs}
 
 
