@@ -23,7 +23,7 @@ ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
 FILLS = {"leaf": "#dce6ff", "custom": "#ffe3cc", "op": "white"}
 BADGES = {"nonfinite": "⚠ NaN/inf", "vanishing": "↓ vanishing", "exploding": "↑ exploding", "changed": "≠ changed"}  # a marked node's last line
 COLLAPSE = 150  # a graph of more nodes is drawn collapsed by module (`svg`)
-WIDE = 24  # the most boxes a view holds before it holds runs of them, or where it opens a ModuleList (`views`)
+WIDE = 24  # the most boxes a view holds before it holds runs of them, and modules where it opens a ModuleList
 
 
 MISSING = ("The graph needs Graphviz's dot program, which is not installed: apt install graphviz, "
@@ -57,9 +57,10 @@ HEAD = ['graph [rankdir=BT nodesep=0.3 ranksep=0.35]',
 
 
 class View(NamedTuple):
-    """A view of a graph drawn collapsed by module (`views`): a module ("" for the whole graph),
-    the view whose box opens it (-1: none), the views of the modules it holds, each drawn as one
-    box, and the ids of its own nodes, each drawn as itself."""
+    """A view of a graph drawn collapsed by module (`views`): what it shows ("" for the whole
+    graph, a module's path, or "first … last" for a run of the modules a view holds), the view
+    whose box opens it (-1: none), the views it draws as boxes, and the ids of the nodes it draws
+    as themselves."""
     path: str
     parent: int
     boxes: list[int]
@@ -68,13 +69,16 @@ class View(NamedTuple):
 
 def homes(steps: Data) -> list[str]:
     """Each node's module: the innermost one whose forward made it; a parameter's AccumulateGrad
-    is its module's, where that module made nodes of the graph."""
+    is its module's, or where that module made no node itself (`F.linear(x, self.proj.weight)`),
+    the innermost module holding it that did."""
     made = {node["module"] for node in steps["nodes"] if node["module"]}
     paths = {".".join(parts[:k]) for path in made for parts in [path.split(".")] for k in range(1, len(parts) + 1)}
 
     def home(node: Node) -> str:
-        owner = node["label"].rpartition(".")[0] if node["kind"] == "leaf" else ""
-        return node["module"] or (owner if owner in paths else "")
+        if node["module"] or node["kind"] != "leaf":
+            return node["module"]
+        parts = node["label"].split(".")[:-1]
+        return next((p for k in range(len(parts), 0, -1) if (p := ".".join(parts[:k])) in paths), "")
     return [home(node) for node in steps["nodes"]]
 
 
@@ -83,9 +87,10 @@ def views(steps: Data) -> list[View]:
     draws the modules its module holds as boxes, in the order the forward pass ran them, and its
     module's own nodes. A module of one node is drawn as that node; a module that made no node
     itself (a ModuleList, a Sequential) is drawn as the modules it holds, where the view then
-    holds at most WIDE boxes; a view that would hold one box holds what that box holds (the
+    draws at most WIDE modules; a view that would hold one box holds what that box holds (the
     model itself); and a view of more than WIDE boxes holds runs of them (a Sequential of a
-    thousand layers), each a box. Empty where the graph is drawn whole (`collapsed`)."""
+    thousand layers), each a box of at most WIDE. Empty where the graph is drawn whole
+    (`collapsed`, and a graph whose modules all fold into one view)."""
     if not collapsed(steps):
         return []
     children: dict[str, dict[str, None]] = {}  # module -> the modules it holds, in the order of their first node
@@ -124,61 +129,78 @@ def views(steps: Data) -> list[View]:
             own += direct.get(boxes[0], [])
             inside = list(children.get(boxes[0], {}))
         k = len(found)
-        if len(boxes) > WIDE:  # runs of them, each a box
-            per = -(-len(drawn) // WIDE)
-            runs = [drawn[i:i + per] for i in range(0, len(drawn), per)]
-            found.append(View(path, parent, [], sorted(own)))
-            found[k].boxes.extend(add(f"{r[0]} … {r[-1]}", k, r) if len(r) > 1 else add(r[0], k) for r in runs)
+        found.append(View(path, parent, [], sorted(own + [i for c in drawn if size[c] == 1 for i in nodes_in(c)])))
+        if len(boxes) <= WIDE:
+            found[k].boxes.extend(add(child, k) for child in boxes)
             return k
-        single = [i for child in drawn if size[child] == 1 for i in nodes_in(child)]
-        found.append(View(path, parent, [], sorted(own + single)))
-        found[k].boxes.extend(add(child, k) for child in boxes)
+        per = -(-len(boxes) // WIDE)  # runs of `per` boxes, each with the one-node modules after it
+        runs: list[list[str]] = [[]]
+        for child in drawn:
+            if size[child] > 1 and sum(size[c] > 1 for c in runs[-1]) == per:
+                runs.append([])
+            runs[-1].append(child)
+        found[k] = View(path, parent, [], sorted(own))
+        found[k].boxes.extend(add(f"{r[0]} … {r[-1]}", k, r) if len(r) > 1 else add(r[0], k) for r in runs)
         return k
 
     add("", -1)
-    return found
+    return found if len(found) > 1 else []
 
 
 def collapsed(steps: Data) -> bool:
     return len(steps["nodes"]) > COLLAPSE and any(node["module"] for node in steps["nodes"])
 
 
-def places(tree: list[View], n: int) -> list[list[int]]:
-    """For each view, what draws each of the `n` nodes there: the node's own view (`View.nodes`)
-    gives its id; each view above that, the view of the box holding it; -1 where a view does not
-    hold it."""
-    drawn = [[-1] * n for _ in tree]
+def placed(tree: list[View], n: int) -> list[int]:
+    """For each of the `n` nodes, the view that draws it as itself."""
+    place = [0] * n
     for k, view in enumerate(tree):
         for i in view.nodes:
-            drawn[k][i] = i
-            below, above = k, view.parent
-            while above >= 0:
-                drawn[above][i] = -2 - below  # a box, told apart from a node
-                below, above = above, tree[above].parent
-    return drawn
+            place[i] = k
+    return place
 
 
-def view_source(steps: Data, tree: list[View], k: int, drawn: list[int]) -> str:
-    """A view as DOT, drawn as torchviz draws a graph (the leaves at the top, the output at the
-    bottom, arrows the way gradients flow): each module it holds one box (its path, its number of nodes, its nodes'
-    marks), its own nodes, and an edge between two of them where a node of one sends to a node of
-    the other."""
-    view, lines = tree[k], ["digraph {", *HEAD]
-    held: dict[int, list[int]] = {}  # box -> the ids of the nodes it holds
-    for i, d in enumerate(drawn):
-        held.setdefault(-2 - d, []).append(i)
-    for box in view.boxes:
-        ids = held[box]
-        marks = sorted({m for i in ids for m in steps["nodes"][i]["marks"]})
-        text = [tree[box].path, f"{len(ids)} nodes", *(BADGES[m] for m in marks)]
-        lines.append(f'm{box} [label={label(text)} id="steps-module-{box}" fillcolor="#eeeeee"'
-                     + (" peripheries=2]" if marks else "]"))
-    lines += [node_line(steps["nodes"][i]) for i in view.nodes]
-    name = [f"n{d}" if d >= 0 else f"m{-2 - d}" if d < -1 else "" for d in drawn]
-    ends = [(name[e["from"]], name[e["to"]], e["id"]) for e in steps["edges"]]
-    lines += [f'{a} -> {b} [id="steps-edge-{e}"]' for a, b, e in ends if a[:1] == b[:1] == "n"]
-    lines += [f"{a} -> {b}" for a, b in sorted({(a, b) for a, b, _ in ends if a and b and a != b and "m" in a[0] + b[0]})]
-    return "\n".join([*lines, "}"])
+def sources(steps: Data, tree: list[View]) -> list[str]:
+    """Each view as DOT, drawn as torchviz draws a graph (the leaves at the top, the output at the
+    bottom, arrows the way gradients flow): each view it holds one box (its path, its number of
+    nodes, its nodes' marks), its own nodes, and an edge between two of them where a node of one
+    sends to a node of the other. An edge is drawn in one view, the deepest holding both its ends:
+    above it, one box holds both."""
+    place, parent = placed(tree, len(steps["nodes"])), [view.parent for view in tree]
+    depth, count = [0] * len(tree), [len(view.nodes) for view in tree]
+    marks: list[set[str]] = [{m for i in view.nodes for m in steps["nodes"][i]["marks"]} for view in tree]
+    for k in range(1, len(tree)):  # parents come first
+        depth[k] = depth[parent[k]] + 1
+    for k in range(len(tree) - 1, 0, -1):
+        count[parent[k]] += count[k]
+        marks[parent[k]] |= marks[k]
+
+    def ends(a: int, b: int) -> tuple[int, str, str]:
+        """The view an edge from node a to node b is drawn in, and what draws each end there."""
+        x, y, ea, eb = place[a], place[b], f"n{a}", f"n{b}"
+        while x != y:
+            if depth[x] >= depth[y]:
+                x, ea = parent[x], f"m{x}"
+            else:
+                y, eb = parent[y], f"m{y}"
+        return x, ea, eb
+
+    lines = [["digraph {", *HEAD] for _ in tree]
+    for k, view in enumerate(tree):
+        for box in view.boxes:
+            text = [tree[box].path, f"{count[box]} nodes", *(BADGES[m] for m in sorted(marks[box]))]
+            lines[k].append(f'm{box} [label={label(text)} id="steps-module-{box}" fillcolor="#eeeeee"'
+                            + (" peripheries=2]" if marks[box] else "]"))
+        lines[k] += [node_line(steps["nodes"][i]) for i in view.nodes]
+    between: set[tuple[int, str, str]] = set()  # edges that a box draws, once each
+    for edge in steps["edges"]:
+        k, a, b = ends(edge["from"], edge["to"])
+        if a[0] == b[0] == "n":
+            lines[k].append(f'{a} -> {b} [id="steps-edge-{edge["id"]}"]')
+        elif a != b and (k, a, b) not in between:
+            between.add((k, a, b))
+            lines[k].append(f"{a} -> {b}")
+    return ["\n".join([*view_lines, "}"]) for view_lines in lines]
 
 
 def svg(steps: Data) -> str | None:
@@ -192,9 +214,8 @@ def svg(steps: Data) -> str | None:
     if dot is None:
         return None
     tree = views(steps) or [View("", -1, [], [node["id"] for node in steps["nodes"]])]
-    drawn = places(tree, len(steps["nodes"]))
-    sources = [view_source(steps, tree, k, drawn[k]) for k in range(len(tree))]
-    out = subprocess.run([dot, "-Tsvg"], input="\n".join(sources), capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([dot, "-Tsvg"], input="\n".join(sources(steps, tree)), capture_output=True, text=True,
+                         check=True).stdout
     drawings = [cleaned(ET.fromstring(text[text.index("<svg"):])) for text in out.split("<?xml")[1:]]
     if len(drawings) == 1:
         return ET.tostring(drawings[0], encoding="unicode")

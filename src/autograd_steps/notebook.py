@@ -124,10 +124,11 @@ class Viewer:
 
     def __init__(self, recording: Recording) -> None:
         self.data = recording.data()
+        self.html = view.notebook_html(laid_out(self.data))
         self.text = recording.summary_text()
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
-        return {"text/plain": self.text, "text/html": view.notebook_html(laid_out(self.data)), STEPS: self.data}
+        return {"text/plain": self.text, "text/html": self.html, STEPS: self.data}
 
 
 def laid_out(data: Data) -> LaidOut:

@@ -80,7 +80,8 @@ def viewer(steps: Data, svg: str | None, block: dict[tuple[str, int], int] | Non
     drops an attribute without a value."""
     first = steps["steps"][0]["description"] if steps["steps"] else error_text(steps)
     shown = shown_lines(steps, block)
-    data = json.dumps(script_data(steps, shown), ensure_ascii=False, separators=(",", ":"))
+    tree = layout.views(steps)
+    data = json.dumps(script_data(steps, shown, tree), ensure_ascii=False, separators=(",", ":"))
     data = data.replace("<", "\\u003c")  # no "</script>" inside the script element
     label = (f"Graph that backward() ran through, recorded from {steps['file']}: {len(steps['nodes'])} nodes, "
              "the output at the bottom. The table below lists each step.")
@@ -102,7 +103,7 @@ def viewer(steps: Data, svg: str | None, block: dict[tuple[str, int], int] | Non
             '</span></div>'
             f'<p class="snippet-steps__description" aria-live="polite">{html.escape(first)}</p></div>'
             f'<div class="snippet-steps__stage"{hide}>{code_html(steps, shown)}'
-            f'<div class="snippet-steps__tools" hidden="hidden">{tools_html(steps)}</div>'
+            f'<div class="snippet-steps__tools" hidden="hidden">{tools_html(tree)}</div>'
             f'<div class="snippet-steps__graph" role="img" tabindex="0" aria-label="{html.escape(label)}">{graph}</div>'
             '<p class="snippet-steps__hint">Scroll or drag the graph to see all of it; click a node to go to its step.</p>'
             f'<dl class="snippet-steps__panel"></dl></div></div>{note}{overview(steps)}'
@@ -122,17 +123,16 @@ def missing_html(steps: Data) -> str:
             f"not reach {'them' if len(steps['missing']) > 1 else 'it'} (detached, or not used): {names}.</p>")
 
 
-def tools_html(steps: Data) -> str:
+def tools_html(tree: list[layout.View]) -> str:
     """Above the graph: zoom out, in and reset; a search for a node or a parameter by name; for a
-    graph drawn collapsed by module (`layout.views`), a choice of module to show (each under the
-    module holding it), and buttons up one level and back to all modules."""
+    graph drawn collapsed by module (`tree`, `layout.views`), a choice of module to show (each
+    under the module holding it), and buttons up one level and back to all modules."""
     zoom = ('<span role="group" aria-label="Zoom the graph">'
             '<button type="button" data-zoom="out" aria-label="Zoom out">−</button>'
             '<button type="button" data-zoom="in" aria-label="Zoom in">+</button>'
             '<button type="button" data-zoom="reset">Reset zoom</button></span>')
     search = ('<input type="search" class="snippet-steps__search" placeholder="Find a node or parameter" '
               'aria-label="Find a node or parameter by name"><output class="snippet-steps__found"></output>')
-    tree = layout.views(steps)
     if not tree:
         return zoom + search
     depth = [0] * len(tree)
@@ -213,25 +213,20 @@ def marks(steps: Data, i: int) -> list[str]:
     return steps["nodes"][i]["marks"] + (["failed"] if error and error["node"] == i else [])
 
 
-def script_data(steps: Data, shown: list[int]) -> dict[str, Any]:
+def script_data(steps: Data, shown: list[int], tree: list[layout.View]) -> dict[str, Any]:
     """What steps.js needs: per node the line of the file to highlight, its name, its module's
     path and its marks;
     edges' ends; per backward step the node, the edges it receives on and sends along, its
     description and its panel's rows; per forward line the line, the nodes it adds and its
-    description; in a graph collapsed by module, the view above each view (`layout.views`) and per
-    node the view that draws it; the names of the parameters that get no gradient."""
-    tree = layout.views(steps)
-    place = [0] * len(steps["nodes"])
-    for k, view in enumerate(tree):
-        for i in view.nodes:
-            place[i] = k
+    description; in a graph collapsed by module, the view above each view (`tree`) and per node
+    the view that draws it; the names of the parameters that get no gradient."""
     return {
         "lines": [shown_line(node["lines"], shown) for node in steps["nodes"]],
         "names": [node_name(steps, node["id"]) for node in steps["nodes"]],
         "paths": [node["module"] for node in steps["nodes"]],
         "marks": [marks(steps, node["id"]) for node in steps["nodes"]],
         "views": [view.parent for view in tree],
-        "place": place if tree else [],
+        "place": layout.placed(tree, len(steps["nodes"])) if tree else [],
         "edges": [[edge["from"], edge["to"]] for edge in steps["edges"]],
         "steps": [{"node": step["node"], "text": step["description"],
                    "in": [c["edge"] for c in step["contributions"]], "out": [s["edge"] for s in step["sent"]],

@@ -116,7 +116,7 @@ def test_a_node_that_sends_inf_is_marked_in_the_graph_and_the_table(sqrt):
     marked = [(number, cell) for cls, number, cell in rows if cls]
     assert marked == [(str(sqrt["jumps"]["nonfinite"] + 1),
                        'SqrtBackward0 <span class="snippet-steps__mark is-nonfinite">NaN/inf</span>')]
-    assert view.script_data(sqrt, [])["marks"][node["id"]] == ["nonfinite"]
+    assert view.script_data(sqrt, [], [])["marks"][node["id"]] == ["nonfinite"]
 
 
 def test_buttons_go_to_the_first_non_finite_and_the_largest_and_smallest_gradient(sqrt):
@@ -152,7 +152,7 @@ def test_a_failed_recording_shows_the_error_the_failing_node_and_the_forward_tra
     assert f"backward() raised at {name} (step 2): Function &#x27;MulBackward0&#x27; returned nan" in alert
     assert "Traceback of the forward call that made the node</summary>" in alert
     assert "y = torch.sqrt(x) * w" in alert
-    assert view.script_data(data, [])["marks"][failing] == ["failed"]
+    assert view.script_data(data, [], [])["marks"][failing] == ["failed"]
     assert '<span class="snippet-steps__mark is-failed">raised</span>' in page
 
 
@@ -474,11 +474,12 @@ def test_a_view_of_more_than_24_modules_holds_runs_of_them(tmp_path):
     data = record(tmp_path, MLP, "mlp.py")
     tree = layout.views(data)
     runs = [tree[k] for k in tree[0].boxes]
-    assert len(data["nodes"]) == 302 and len(runs) == 24 == layout.WIDE, "120 modules in 24 runs of 5"
-    assert [run.path for run in runs[:2]] == ["model.0 … model.4", "model.5 … model.9"]
+    assert len(data["nodes"]) == 302 and len(runs) == 20, "60 Linear boxes in runs of 3, each with its Tanh"
+    assert [run.path for run in runs[:2]] == ["model.0 … model.5", "model.6 … model.11"]
     first = runs[0]
     assert [tree[k].path for k in first.boxes] == ["model.0", "model.2", "model.4"]
-    assert [data["nodes"][i]["module"] for i in first.nodes] == ["model.1", "model.3"], "a Tanh is its one node"
+    assert [data["nodes"][i]["module"] for i in first.nodes] == ["model.1", "model.3", "model.5"], \
+        "a Tanh is its one node"
 
 
 def test_modules_open_and_close_level_by_level_and_a_search_finds_a_parameter(browser, vit):

@@ -7,7 +7,9 @@
    the graph zooms and pans in its box; the table of gradient norms sorts by a column and
    goes to a row's step. A step marks its node in the graph and the line that made it in
    the viewer's copy of the code, and keeps both on screen below the controls, which stay
-   at the top of the screen with the step's text. */
+   at the top of the screen with the step's text. A graph drawn as a tree of its modules
+   opens a module from its box, the choice of module, a step or a search, and goes back up
+   one level or to all modules; a comparison (compare) goes to the node that changed most. */
 (() => {
   "use strict";
   const PLAY_MS = 1600;
@@ -106,7 +108,9 @@
     const list = () => (mode === "backward" ? data.steps : data.forward);
     const mark = (elements, name) => elements.forEach(el => el && el.classList.add(name));
 
-    function show() {
+    // `keep`: the view on show stays, though it does not hold the step's node (a module opened
+    // that holds none of the steps).
+    function show(keep = false) {
       const items = list(), item = items[index];
       if (!item) return;  // a recording that failed at its first node: the error says why
       $(".snippet-steps__counter").textContent = `Step ${index + 1} of ${items.length}`;
@@ -116,13 +120,13 @@
       graph.querySelectorAll("." + MARKS.join(", .")).forEach(el => el.classList.remove(...MARKS));
       let line;
       const first = mode === "backward" ? item.node : item.nodes[0];
-      if (views.length) {
-        showView(viewFor(first));
-        mark((mode === "backward" ? [item.node] : item.nodes).map(i => drawnIn(i, view)), "is-current");
-      }
+      if (views.length && !keep) showView(viewFor(first));
+      // The step's nodes as the view on show draws them (themselves, or their modules' boxes): a
+      // node of a hidden view is not current, or the graph would scroll to where it is not.
+      const current = i => (views.length ? drawnIn(i, view) : nodes[i]);
       if (mode === "backward") {
         mark(data.steps.slice(0, index).map(s => nodes[s.node]), "is-done");
-        mark([nodes[item.node]], "is-current");
+        mark([current(item.node)], "is-current");
         mark(item.in.map(k => edges[k]), "is-in");
         mark(item.out.map(k => edges[k]), "is-out");
         line = data.lines[item.node];
@@ -130,7 +134,7 @@
         const future = new Set(data.forward.slice(index + 1).flatMap(f => f.nodes));
         mark([...future].map(i => nodes[i]), "is-future");
         mark(edges.filter((_, k) => future.has(data.edges[k][0]) || future.has(data.edges[k][1])), "is-future");
-        mark(item.nodes.map(i => nodes[i]), "is-current");
+        mark(item.nodes.map(current), "is-current");
         line = item.line;
       }
       panel.replaceChildren(...(mode === "backward" ? item.rows : []).flatMap(([kind, what, value, flag]) => {
@@ -257,12 +261,15 @@
       modules.value = k;
       setZoom(zoom);
     }
+    // Open view k, and go to the first step (or line, going forward) that it holds, unless the
+    // step on show is one.
     function expand(k) {
       stop();
       showView(k);
-      const inside = data.steps.findIndex(s => drawnIn(s.node, k));
-      if (mode === "backward" && inside >= 0 && !drawnIn(data.steps[index].node, k)) goTo(inside);
-      else show();
+      const holds = item => (mode === "backward" ? [item.node] : item.nodes).some(i => drawnIn(i, k));
+      const inside = list().findIndex(holds);
+      if (inside >= 0 && !holds(list()[index])) goTo(inside);
+      else show(inside < 0);
     }
     views.forEach(v => v.querySelectorAll("[data-module]").forEach(g => {
       g.setAttribute("tabindex", "0");
@@ -276,9 +283,11 @@
         }
       });
     }));
-    if (modules) modules.addEventListener("change", () => expand(+modules.value));
-    if (allModules) allModules.addEventListener("click", () => expand(0));
-    if (up) up.addEventListener("click", () => expand(Math.max(data.views[view], 0)));
+    if (views.length) {  // view.py draws the choice of module and the two buttons with them
+      modules.addEventListener("change", () => expand(+modules.value));
+      allModules.addEventListener("click", () => expand(0));
+      up.addEventListener("click", () => expand(Math.max(data.views[view], 0)));
+    }
 
     // Find a node or a parameter by name (or module path): Enter goes to the next one's step.
     const search = $(".snippet-steps__search"), found = $(".snippet-steps__found");
