@@ -342,6 +342,8 @@ def scope(frame: types.FrameType) -> Iterator[tuple[str, object]]:
 
 
 FORMAT_STACK = fx_traceback.format_stack
+STACKS = threading.Lock()  # held while a block of watch_forward starts or ends, in any thread
+WATCHING: list[None] = []  # one item a block of watch_forward running
 MODULE = "autograd_steps.module"  # the key in a node's metadata of the path of the module whose forward made it
 
 
@@ -352,17 +354,24 @@ def watch_forward() -> Iterator[None]:
     path of that module (the innermost one), `model.layers.1.self_attn`, in its metadata under MODULE,
     and whether what its operation returned holds NaN or inf (`Results`).
     A path starts with the name the calling code gives the outermost module called (`model` of
-    `model(x)`; its class's name where no variable holds it), as a parameter's leaf is named."""
+    `model(x)`; its class's name where no variable holds it), as a parameter's leaf is named.
+    While a block runs (in any thread), anomaly mode keeps stacks without their lines of code
+    (`creating_stack`): torch's own report of a failing node made then lists its frames alone."""
     calls = ModuleCalls()
     handles = [torch.nn.modules.module.register_module_forward_pre_hook(calls.enter),
                torch.nn.modules.module.register_module_forward_hook(calls.exit, always_call=True)]
-    kept = fx_traceback.format_stack
-    fx_traceback.format_stack = functools.partial(creating_stack, {})  # what anomaly mode calls for each node
+    with STACKS:  # the first block to start puts creating_stack in, the last to end takes it out
+        WATCHING.append(None)
+        if len(WATCHING) == 1:
+            fx_traceback.format_stack = functools.partial(creating_stack, {})  # anomaly mode calls it for each node
     try:
         with torch.autograd.set_detect_anomaly(True, check_nan=False), Results():
             yield
     finally:
-        fx_traceback.format_stack = kept
+        with STACKS:
+            WATCHING.pop()
+            if not WATCHING:
+                fx_traceback.format_stack = FORMAT_STACK
         for handle in handles:
             handle.remove()
 
@@ -1322,9 +1331,13 @@ def statistics(values: torch.Tensor) -> tuple[int, int, float, float | None, flo
     if values.numel() == 0:
         return 0, 0, 0.0, None, None
     least, most = torch.aminmax(values)
-    norm, low, high = torch.stack([torch.linalg.vector_norm(values), least, most]).tolist()
-    if math.isfinite(low) and math.isfinite(high) and not safe(values, low, high):
-        norm = torch.stack([scaled_norm(values, least, most)]).item() * scale(low, high)
+    plain = roomy(values)
+    norm, low, high = torch.stack([torch.linalg.vector_norm(values) if plain else scaled_norm(values, least, most),
+                                   least, most]).tolist()
+    if not plain:
+        norm *= scale(low, high)
+    elif math.isfinite(low) and math.isfinite(high) and not safe(values, low, high):
+        norm = scaled_norm(values, least, most).item() * scale(low, high)
     if math.isfinite(norm) and math.isfinite(low) and math.isfinite(high):
         return 0, 0, norm, low, high
     finite = torch.isfinite(values)
@@ -1336,13 +1349,27 @@ def statistics(values: torch.Tensor) -> tuple[int, int, float, float | None, flo
     return int(nan), inf, norm * scale(low, high), low if kept else None, high if kept else None
 
 
-def safe(values: torch.Tensor, least: float, most: float) -> bool:
-    """Whether the plain norm of finite `values` in their range is as exact as the scaled one: the
-    sum of their squares cannot overflow their dtype, and the largest squares are no subnormals
-    (the squares that underflow are then too small to count)."""
+def bounds(values: torch.Tensor) -> tuple[float, float]:
+    """The range of the largest |value| within which the plain norm of `values` is as exact as the
+    scaled one: the sum of their squares cannot overflow their dtype, and the largest squares
+    are no subnormals (the squares that underflow are then too small to count)."""
     info = torch.finfo(values.dtype)
+    return math.sqrt(info.tiny / info.eps), math.sqrt(info.max / values.numel())
+
+
+def roomy(values: torch.Tensor) -> bool:
+    """Whether any range of values of this dtype and number has a plain norm as exact as the scaled
+    one (`bounds`): not fp16 beyond a million values, whose bounds cross."""
+    low, high = bounds(values)
+    return low <= high
+
+
+def safe(values: torch.Tensor, least: float, most: float) -> bool:
+    """Whether the plain norm of finite `values` in their range [least, most] is as exact as the
+    scaled one (`bounds`)."""
+    low, high = bounds(values)
     largest = max(abs(least), abs(most))
-    return largest == 0 or math.sqrt(info.tiny / info.eps) <= largest <= math.sqrt(info.max / values.numel())
+    return largest == 0 or low <= largest <= high
 
 
 def scale(least: float, most: float) -> float:
