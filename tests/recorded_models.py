@@ -141,16 +141,16 @@ class Checkpointed(nn.Module):
         return x
 
 
-class EncoderDecoder(nn.Module):
-    """Bug: the encoder's output detached ("to save memory"): the encoder never gets a gradient."""
+class Seq2Seq(nn.Module):
+    """Bug: the encoder's output detached: the encoder never gets a gradient."""
 
     def __init__(self):
         super().__init__()
-        self.encoder = nn.Sequential(nn.Linear(6, 12), nn.ReLU())
-        self.decoder = nn.Linear(12, 2)
+        self.encoder = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8))
+        self.decoder = nn.Linear(8, 2)
 
     def forward(self, x):
-        return self.decoder(self.encoder(x).detach())
+        return self.decoder(self.encoder(x).detach())  # left over from training with a frozen encoder
 
 
 def mse(out):
@@ -183,7 +183,7 @@ CASES = {
                                lambda out: out.pow(2).mean() * 1e-30),
     "checkpointed": lambda: (Checkpointed(reentrant=False), (torch.randn(8, 16, requires_grad=True),), mse),
     "reentrant checkpoint": lambda: (Checkpointed(reentrant=True), (torch.randn(8, 16, requires_grad=True),), mse),
-    "detached encoder": lambda: (EncoderDecoder(), (torch.randn(5, 6),), mse),
+    "detached encoder": lambda: (Seq2Seq(), (torch.randn(5, 4),), mse),
     "12-block ViT": lambda: (ViT(), (torch.randn(4, 3, 16, 16),),
                              lambda out: nn.functional.cross_entropy(out, torch.tensor([1, 2, 3, 4]))),
     "dead ReLUs": lambda: dead_relu(-10.0),

@@ -10,7 +10,7 @@ from autograd_steps import view
 from autograd_steps.notebook import laid_out
 from autograd_steps.recording import Before, Data, Recording, Summary, finite, html_table, node_text, number
 
-CHANGED = 10  # a node's gradient "changed" where its norm grew or shrank this many times (or to or from NaN, inf, None)
+CHANGED = 10  # a node's gradient "changed" where its norm grew or shrank this many times (or to or from 0, NaN, inf, None)
 LISTED = 10  # the nodes whose gradient changed most that the printed comparison lists
 
 
@@ -20,7 +20,7 @@ def compare(before: Recording, after: Recording, by: Literal["parameter", "modul
     (`Recording.norms`) and how many times the second is the first; where each made its first
     NaN or inf; and node by node, the second's viewer with what the same node received in the
     first, its node marked "changed" where its gradient grew or shrank CHANGED times or more, or
-    became or stopped being NaN, inf or None (`Comparison`)."""
+    became or stopped being 0, NaN, inf or None, of the nodes the second ran (`Comparison`)."""
     return Comparison(before, after, by)
 
 
@@ -73,7 +73,7 @@ class Comparison:
                  for n in marked[:LISTED]]
         more = [f"  and {len(marked) - LISTED} more"] if len(marked) > LISTED else []
         return [f"The second's nodes whose gradient grew or shrank {CHANGED} times or more, or became or stopped "
-                f"being NaN, inf or None: {len(marked) or 'none'}{':' if marked else '.'}", *lines, *more]
+                f"being 0, NaN, inf or None: {len(marked) or 'none'}{':' if marked else '.'}", *lines, *more]
 
     def table(self) -> str:
         rows = [self.header, *self.cells()]
@@ -107,7 +107,8 @@ def side_by_side(before: Data, after: Data) -> Data:
         nodes.append({**node, "marks": [*node["marks"], "changed"]} if changed else node)
     scores = [(change(befores[s["node"]]["received"], s["received"]), i) for i, s in enumerate(after["steps"])
               if "changed" in nodes[s["node"]]["marks"]]
-    return {**after, "nodes": nodes, "before": befores, "jumps": {**after["jumps"], "changed": min(scores, key=lambda c: (-c[0], c[1]))[1] if scores else None}}
+    most = min(scores, key=lambda c: (-c[0], c[1]))[1] if scores else None
+    return {**after, "nodes": nodes, "before": befores, "jumps": {**after["jumps"], "changed": most}}
 
 
 def same_nodes(before: Data, after: Data) -> list[int | None]:
@@ -129,7 +130,7 @@ def same_nodes(before: Data, after: Data) -> list[int | None]:
 
 def change(before: Summary | None, after: Summary | None) -> float:
     """How far a node's gradient changed, in orders of magnitude: infinite where it became or
-    stopped being None, or NaN or inf."""
+    stopped being None, 0, or NaN or inf."""
     if before is None or after is None:
         return 0.0 if before is after else math.inf
     if finite(before) != finite(after):
@@ -141,12 +142,11 @@ def change(before: Summary | None, after: Summary | None) -> float:
     return abs(math.log10(after["norm"] / before["norm"]))
 
 
-
 def size(summary: Summary | None) -> str:
     """A gradient's norm (of its finite values), and how many NaN and inf it holds; or None."""
     if summary is None:
         return "None"
     bad = ", ".join(f"{summary[k]} {k if k == 'inf' else 'NaN'}" for k in ("nan", "inf") if summary[k])
-    if summary["min"] is None:  # none finite
-        return bad
+    if summary["min"] is None:  # none finite, or no values
+        return bad or "no values"
     return f"norm {number(summary['norm'])}" + (f" and {bad}" if bad else "")
