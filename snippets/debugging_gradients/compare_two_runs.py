@@ -1,5 +1,5 @@
-"""The four sigmoid layers of watch_vanishing_layers.py, then the same layers with ReLU in place
-of each sigmoid: the gradient each layer receives in the two runs, side by side."""
+"""The four sigmoid layers of watch_vanishing_layers.py, then the same layers with ReLU
+in place of each sigmoid: the gradient each layer receives in the two runs."""
 import torch
 from torch import nn
 

@@ -192,7 +192,7 @@ def test_a_copy_holds_the_block_and_no_machinery(built_site, notebooks):
     for page, title, code, copy, *_ in page_copies(built_site, notebooks):
         code = without_recorder(code) if notebooks else code
         lines = iter(copy.splitlines())
-        source = (SNIPPETS / title).read_text(encoding="utf-8") if title.endswith(".py") else ""
+        source = (SNIPPETS / title).read_text(encoding="utf-8") if title.endswith(".py") else code  # a cell's own
         values = data_lines(code)
         for n, line in enumerate(code.splitlines(), 1):
             if line.strip() and n not in values \
