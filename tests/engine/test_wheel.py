@@ -22,7 +22,8 @@ USE = textwrap.dedent("""\
     (viewer,) = shown
     bundle = viewer._repr_mimebundle_()
     print(autograd_steps.__file__)
-    print(bundle["text/html"].count("<script>"), "<style>" in bundle["text/html"], "ConvolutionBackward0" in bundle["text/plain"])
+    print(bundle["text/html"].count("<script>"), "<style>" in bundle["text/html"], "ConvolutionBackward0" in bundle["text/html"],
+          bundle["text/plain"].startswith("backward() ran 6 steps through 6 nodes."))
     expected = torch.autograd.grad(torch.nn.functional.gelu(conv(x)).square().mean(), conv.weight)[0]
     print(torch.allclose(conv.weight.grad, expected), "backward() ran as it would")
     """)
@@ -45,4 +46,4 @@ def test_the_wheel_installs_alone_and_shows_the_viewer(tmp_path):
     assert done.returncode == 0, done.stderr
     where, viewer, grad = done.stdout.splitlines()
     assert where.startswith(str(target)), "the installed wheel, not the project's own package"
-    assert viewer == "1 True True" and grad == "True backward() ran as it would"
+    assert viewer == "1 True True True" and grad == "True backward() ran as it would"
