@@ -188,12 +188,14 @@ def program(event: str, args: tuple[Any, ...]) -> str:
     return os.path.basename(os.fsdecode(first)) if isinstance(first, (str, bytes, os.PathLike)) else event
 
 
-def local_deps(path: str, root: str, reads: set[str]) -> list[str]:
+def local_deps(path: str, root: str, reads: set[str], loaded: set[str | None]) -> list[str]:
     """Project files this snippet imported, tried to open or listed, besides itself. A file
-    that did not exist is one too: the output changes when it appears."""
-    modules = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
+    that did not exist is one too: the output changes when it appears. What the worker had
+    loaded before the snippet ran (`loaded`) and the engine are in every run's key already; a
+    module of the step-through package that the snippet imports itself (`compare`) is not."""
+    modules = {getattr(m, "__file__", None) for m in list(sys.modules.values())} - loaded
     files = {f for f in modules if f and is_local(f, root) and os.path.isfile(f)} | reads
-    return sorted(f for f in files if f != path and not f.startswith(ENGINE))
+    return sorted(f for f in files if f != path and not f.startswith(ENGINE[0]))
 
 
 def message(exc: BaseException) -> str:
@@ -354,6 +356,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
     install(capture, fd_files, [os.path.join(private, name) for name in ("stdout", "stderr")],
             display=code is None and not request.get("plain"))
     watch = Watch(root, workdir, private)
+    loaded = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
     start = time.perf_counter()
 
     def finish(error: Failure | None) -> None:
@@ -365,7 +368,7 @@ def run_child(request: Request, private: str, workdir: str) -> NoReturn:
         watch.children()
         error = error or watch.refused()
         reply: Reply = {"error": error, "seconds": seconds, "outputs": capture.finish(),
-                        "deps": local_deps(path, root, watch.reads), "programs": sorted(watch.programs),
+                        "deps": local_deps(path, root, watch.reads, loaded), "programs": sorted(watch.programs),
                         "leaves": torch_settings.changed()}
         tmp = os.path.join(private, "reply.tmp")
         with open(tmp, "w", encoding="utf-8", errors="replace") as f:  # a lone surrogate (in an error) as "?"

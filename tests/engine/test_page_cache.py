@@ -99,6 +99,16 @@ def test_a_runs_key_holds_every_module_of_the_project_the_worker_and_a_snippets_
     assert len(imported) > 10 and imported <= keyed, sorted(map(str, imported - keyed))
 
 
+def test_a_snippet_that_imports_the_step_through_package_depends_on_the_modules_it_imports(runner):
+    """The run key holds the step-through's recorder, not its viewer or `compare`: a snippet that
+    imports those itself (as a reader's script does) depends on them, and runs again when one
+    changes. Before, an edit of comparison.py left the page printing the old comparison."""
+    result = runner.run(ROOT / "snippets" / "debugging_gradients" / "compare_two_runs.py")
+    deps = {d.relative_to(ROOT).as_posix() for d in result.deps}
+    assert {"src/autograd_steps/comparison.py", "src/autograd_steps/notebook.py", "src/autograd_steps/view.py"} <= deps
+    assert not [d for d in deps if d.startswith("src/snippet_engine/")], "the engine is in every run's key"
+
+
 def test_prune_keeps_what_this_build_used(tmp_path):
     cache = PageCache(tmp_path)
     cache.put(made_key("old"), "old")
