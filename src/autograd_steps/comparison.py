@@ -37,8 +37,9 @@ class Comparison:
     module) of either recording, in the order the first names them; a norm is None where that
     recording's parameter got no gradient, NaN where it held NaN or inf; the ratio is None where
     either is missing, zero or not finite. `data`: the second recording's data, each node with
-    what the same node received in the first (`Data.before`) and the mark "changed". Printed, the
-    table and the nodes that changed most; in a notebook, the viewer and the table."""
+    what the same node received in the first (`Data.before`) and the mark "changed"; `changes`,
+    the lines that list the nodes that changed most. Printed, the table and those lines; in a
+    notebook, the viewer and the table."""
 
     HEADER = ["Parameter", "Before", "After", "After / before"]
 
@@ -54,6 +55,7 @@ class Comparison:
         self.notes = [f"{when}: {recording.nonfinite_text() or 'No NaN or inf.'}"
                       for when, recording in (("Before", before), ("After", after))]
         self.data = side_by_side(before.data(), after.data())
+        self.changes = self.changed()
 
     def cells(self) -> list[list[str]]:
         def norm(value: float | None) -> str:
@@ -62,7 +64,7 @@ class Comparison:
                 for r in self.rows]
 
     def changed(self) -> list[str]:
-        """The nodes whose gradient changed, the most changed first, as lines."""
+        """The nodes whose gradient changed, the most changed first, as lines (`changes`)."""
         steps = {s["node"]: (i, s["received"]) for i, s in enumerate(self.data["steps"])}
         befores = self.data.get("before", [])
         marked = sorted((n for n in self.data["nodes"] if "changed" in n["marks"]),
@@ -79,14 +81,14 @@ class Comparison:
         rows = [self.header, *self.cells()]
         widths = [max(len(row[i]) for row in rows) for i in range(4)]
         lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-        return "\n".join([*lines, "", *self.notes, *self.changed()])
+        return "\n".join([*lines, "", *self.notes, *self.changes])
 
     def __repr__(self) -> str:
         return self.table()
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
         data = laid_out(self.data)
-        paragraphs = "".join(f"<p>{html.escape(line)}</p>" for line in [*self.notes, self.changed()[0]])
+        paragraphs = "".join(f"<p>{html.escape(line)}</p>" for line in [*self.notes, self.changes[0]])
         return {"text/plain": self.table(),
                 "text/html": view.notebook_html(data) + html_table(self.header, self.cells()) + paragraphs}
 
