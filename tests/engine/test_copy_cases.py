@@ -4,12 +4,12 @@ reads what it did. Each copy is either exact, printing in an empty folder with `
 the block prints when the whole file runs, or the build is told why it may not be
 (`Program.unsure`, which build.py logs as a warning at the block) and it indeed prints other."""
 
-import os
-import signal
+import shutil
 import subprocess
-import sys
+from pathlib import Path
 
 import pytest
+from conftest import sharing
 
 from snippet_engine.standalone import Source
 
@@ -243,21 +243,34 @@ print(load())
 }
 
 
-def python(*args, cwd, timeout=60):
-    """`python *args` in `cwd`; one still running after `timeout` s is killed with what it started
-    (a pool whose workers cannot start waits for them for ever), returning -9."""
-    process = subprocess.Popen([sys.executable, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-    return subprocess.CompletedProcess(args, process.returncode, out, err)
+@pytest.fixture
+def python(worker, tmp_path):
+    """`python file.py` or `python -c code` in a folder `cwd`, as the engine runs them (a child of
+    a warm worker, with a fresh interpreter's state: test_copies.py and the downloads run so, and
+    test_browser.py checks the engine against real `python -c`): what it printed to stdout, and
+    whether it failed. A run still going after `timeout` s is stopped (a pool whose workers cannot
+    start waits for them for ever)."""
+    runners = {}
+
+    def run(*args, cwd, timeout=60):
+        (tmp_path / f"runner{timeout}").mkdir(exist_ok=True)
+        runner = runners.get(timeout) or runners.setdefault(timeout, sharing(worker, tmp_path / f"runner{timeout}",
+                                                                            timeout=timeout))
+        if args[0] == "-c":
+            result = runner.run_code(args[1], cwd)
+        else:
+            path = Path(cwd) / Path(args[0]).name  # run in its folder
+            if not path.exists():
+                shutil.copy(args[0], path)
+            result = runner.run_in_place(path)
+        return subprocess.CompletedProcess(args, 1 if result.error else 0, result.stdout,
+                                           result.describe() if result.error else "")
+
+    return run
 
 
 @pytest.mark.parametrize("name", COPY_CASES)
-def test_a_copy_prints_what_its_block_shows_or_the_build_is_told_why_it_may_not(tmp_path, name):
+def test_a_copy_prints_what_its_block_shows_or_the_build_is_told_why_it_may_not(tmp_path, name, python):
     warned, code = COPY_CASES[name]
     folders = {name: tmp_path / name for name in ("snippets", "whole", "before", "copy")}
     for folder in folders.values():
@@ -278,7 +291,7 @@ def test_a_copy_prints_what_its_block_shows_or_the_build_is_told_why_it_may_not(
         assert (copied.returncode, copied.stdout) == (0, shown), f"{program.copy}\n{copied.stderr}"
 
 
-def test_a_block_that_is_part_of_a_statement_is_warned_of(tmp_path):
+def test_a_block_that_is_part_of_a_statement_is_warned_of(tmp_path, python):
     """A section whose markers lie inside a function: the block is part of the def, and its copy,
     that part alone, cannot run (an IndentationError), so the build is told."""
     path = tmp_path / "inner.py"
@@ -288,7 +301,7 @@ def test_a_block_that_is_part_of_a_statement_is_warned_of(tmp_path):
     assert "IndentationError" in python("-c", program.copy, cwd=tmp_path).stderr
 
 
-def test_a_star_import_of_a_helper_module_brings_what_the_code_uses(tmp_path):
+def test_a_star_import_of_a_helper_module_brings_what_the_code_uses(tmp_path, python):
     """`from helpers import *`: the copy holds the helper's definitions that the block uses."""
     (tmp_path / "helpers.py").write_text("def double(x):\n    return 2 * x\n\n\ndef unused():\n    pass\n")
     path = tmp_path / "uses.py"
@@ -353,7 +366,7 @@ print(n)
 
 
 @pytest.mark.parametrize("name", ORDINARY)
-def test_ordinary_code_is_copied_exactly_short_and_without_a_warning(tmp_path, name):
+def test_ordinary_code_is_copied_exactly_short_and_without_a_warning(tmp_path, name, python):
     code = ORDINARY[name]
     path = tmp_path / f"case_{name}.py"
     path.write_text(code)
