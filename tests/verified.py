@@ -38,8 +38,7 @@ def program(code):
 
 def key(kind, content, *more):
     settings = engine_settings().settings(ROOT)
-    return entry_key(kind, content, fingerprint(settings.packages), snippet_environment(), settings.timeout,
-                     settings.output_limit, *more)
+    return entry_key(kind, content, fingerprint(settings.packages), snippet_environment(), settings.request(), *more)
 
 
 def once(kind, content, make, *more):

@@ -133,8 +133,9 @@ class SnippetsConfig(base.Config):
 
     def settings(self, project: Path) -> Settings:
         """How snippets run, for the project whose mkdocs.yml these settings are of."""
-        return Settings(project / self.snippets_dir, project / self.cache_dir, self.timeout, self.output_limit,
-                        tuple(self.preload), tuple(self.fingerprint_packages), self.workers)
+        return Settings(snippets_dir=project / self.snippets_dir, cache_dir=project / self.cache_dir,
+                        timeout=self.timeout, output_limit=self.output_limit, preload=tuple(self.preload),
+                        packages=tuple(self.fingerprint_packages), workers=self.workers)
 
 
 class SnippetsPlugin(BasePlugin[SnippetsConfig]):

@@ -475,8 +475,7 @@ class Runner:
     def run_uncached(self, request: Request, path: Path, name: str, key: str | None = None) -> Result:
         """Run a request in the worker; a worker that dies is started again once. `key`: the
         cache key of the run, by which `start` cancels it when a later version starts."""
-        request.update({"root": str(self.project), "timeout": self.settings.timeout, "heartbeat": self.heartbeat,
-                        "output_limit": self.settings.output_limit})
+        request.update(cast(Request, {"root": str(self.project), "heartbeat": self.heartbeat, **self.settings.request()}))
         worker = self.idle.get()
         try:
             reply = worker.run(request, name, key, self.stale)
@@ -522,7 +521,7 @@ class Runner:
         """The cache key of a snippet's run, given the digest of its code (`source`)."""
         relative = path.relative_to(self.root).as_posix()
         return entry_key(relative, source, fingerprint(self.settings.packages), snippet_environment(), sorted(options),
-                         self.settings.output_limit)
+                         self.settings.keyed())
 
     def load(self, key: str, source: str | None) -> Result | None:
         """The cached result, or None: a missing, corrupt, ill-formed or outdated entry is a miss."""

@@ -3,23 +3,38 @@
 how snippets run."""
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypedDict
+
+# What a field of Settings is, besides a setting: sent to the worker with every request
+# (`Settings.request`), and a part of the cache key of every run (`Settings.keyed`), as a
+# setting that changes what a run gives is.
+WORKER = {"worker": True}
+OUTPUT = {"worker": True, "keyed": True}
 
 
 @dataclass(frozen=True)
 class Settings:
     """The snippets plugin's settings that decide how snippets run, whole: the plugin builds them
     once from its config (whose defaults are these), the runner takes them, and the worker gets
-    the part it needs with each request (`Request`)."""
+    the part it needs with each request (`request`)."""
     snippets_dir: Path
     cache_dir: Path | None = None  # None: nothing is cached
-    timeout: float = 600  # seconds a snippet may run
-    output_limit: int = 20_000  # characters of printed output kept
+    # Seconds a snippet may run: a run stopped at a shorter one is run again (Runner.load).
+    timeout: float = field(default=600, metadata=WORKER)
+    output_limit: int = field(default=20_000, metadata=OUTPUT)  # characters of printed output kept
     preload: tuple[str, ...] = ("torch", "matplotlib.pyplot", "graphviz", "torchviz")  # imported once by each worker
     packages: tuple[str, ...] = ("torch", "torchviz", "graphviz", "matplotlib", "numpy")  # their versions key every result
     workers: int = os.cpu_count() or 1  # snippets run at once, each in a worker of its own
+
+    def keyed(self) -> dict[str, Any]:
+        """The settings that change what a run gives, for its cache key."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.metadata.get("keyed")}
+
+    def request(self) -> dict[str, Any]:
+        """The settings the worker runs each request with."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.metadata.get("worker")}
 
 
 class Failure(TypedDict):
@@ -40,7 +55,8 @@ class LineOutput(TypedDict):
 
 class Request(TypedDict, total=False):
     """What the runner asks the worker to run: a file ("path") or code ("code"), and how. The
-    runner fills in root, timeout, heartbeat and output_limit for every request."""
+    runner fills in root, heartbeat and the settings the worker gets (`Settings.request`) for
+    every request."""
     path: str
     code: str  # run as `python -c code` would
     cwd: str  # the folder to run in, rather than a scratch one

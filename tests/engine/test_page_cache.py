@@ -1,5 +1,6 @@
 """page_cache.py in-process: rendered HTML kept by content, and what makes an entry a miss."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from mkdocs.structure.toc import get_toc
 
 from snippet_engine import cache_file, katex, page_cache, runner
 from snippet_engine.page_cache import PageCache, made_key
+from snippet_engine.shapes import OUTPUT, Settings
 
 TOC = [{"level": 1, "id": "title", "name": "Title", "children": [
     {"level": 2, "id": "part", "name": "Part", "children": []}]}]
@@ -116,3 +118,23 @@ def test_prune_keeps_what_this_build_used(tmp_path):
     cache.put(made_key("new"), "new")
     cache.prune()
     assert sorted(p.stem for p in tmp_path.glob("*.json")) == [made_key("new")]
+
+
+def test_a_setting_that_changes_output_keys_every_run_and_reaches_the_worker_by_its_mark(tmp_path):
+    """A field of Settings marked OUTPUT (output_limit, and one added here) enters every run's key
+    and every request the worker gets, with no line of the runner naming it; a setting that only
+    says how runs are made (workers, preload) keys nothing."""
+    snippets = tmp_path / "snippets"
+    snippets.mkdir()
+    path = snippets / "a.py"
+    path.write_text("print(1)\n")
+    Extended = dataclasses.make_dataclass("Extended", [("precision", int, dataclasses.field(default=4, metadata=OUTPUT))],
+                                          bases=(Settings,), frozen=True)
+
+    def key(**changed):
+        return runner.Runner(Extended(snippets, **changed)).result_key(path, frozenset(), "digest")
+
+    assert len({key(), key(output_limit=10), key(precision=8)}) == 3
+    assert key() == key(workers=7) == key(preload=("wave",))
+    assert Extended(snippets, precision=8).request() == {"timeout": 600, "output_limit": 20_000, "precision": 8}
+    assert Extended(snippets).keyed() == {"output_limit": 20_000, "precision": 4}
