@@ -604,6 +604,7 @@ def test_missing_dot_or_emoji_font_says_how_to_install_it(project, tmp_path_fact
     browser = subprocess.run([sys.executable, "-m", "snippet_engine.system_tools", "--browser"], capture_output=True,
                              text=True, env={"PATH": str(empty)})
     assert browser.returncode == 1 and "apt-get install fonts-noto-color-emoji" in browser.stderr
+    assert "apt-get install chromium-headless-shell" in browser.stderr
     project.write("docs/index.md", "# Page\n")
     done = mkdocs(project.root, "build", env={"PATH": str(empty)})
     assert done.returncode != 0 and "conda install -c conda-forge graphviz" in done.stderr
