@@ -142,7 +142,9 @@ def on_post_build(config):
     whole = title + contents(entries) + "".join(parts)
     book_page = ARTICLE.sub(lambda m: m[1] + whole + m[3], frame, count=1)
     book_page = re.sub(r"<title>.*?</title>", f"<title>{config.site_name}: the whole book</title>", book_page, count=1)
-    book_page = book_page.replace("</head>", PAGE_STYLE + "</head>", 1)
+    # every kind's styles: the book shows every kind (the home page, its frame, loads its own kinds')
+    styles = kinds.tags(name for name in kinds.assets() if name.endswith(".css") and f"{kinds.URL}/{name}" not in frame)
+    book_page = book_page.replace("</head>", PAGE_STYLE + styles + "</head>", 1)
     with open(os.path.join(config.site_dir, "print.html"), "w", encoding="utf-8") as f:
         f.write(book_page)
 

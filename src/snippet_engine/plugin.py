@@ -61,7 +61,6 @@ from snippet_engine.runner import Runner
 from snippet_engine.shapes import Settings
 from snippet_engine.system_tools import check_dot
 
-SCRIPTS = "assets/snippet-engine"  # the kinds' scripts and styles (their ASSETS: the step-through viewer's)
 RECORDER = "downloads/step_through.py"  # the recorder alone, for readers' own code (not named as the package)
 # What a page may ask the plugin to write for it, in its Markdown.
 ENVIRONMENT = "<!-- snippets: environment -->"
@@ -210,7 +209,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         recorder = Path(autograd_steps.__file__).parent / "recording.py"  # the recorder alone, for readers
         files.append(File.generated(config, RECORDER, abs_src_path=str(recorder)))
         for name, path in kinds.assets().items():
-            files.append(File.generated(config, f"{SCRIPTS}/{name}", abs_src_path=str(path)))
+            files.append(File.generated(config, f"{kinds.URL}/{name}", abs_src_path=str(path)))
         return files
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
@@ -271,9 +270,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         the page gets the scripts and styles of the kinds of output it shows (a step-through's)."""
         html_of = self.build.page(page.file.src_uri, page.url)
         output = with_copy_buttons(html_of.late(output))
-        url = get_relative_url(SCRIPTS, page.url)
-        tags = "".join(f'<link rel="stylesheet" href="{url}/{name}">' if name.endswith(".css")
-                       else f'<script src="{url}/{name}" defer></script>' for name in sorted(html_of.scripts))
+        tags = kinds.tags(html_of.scripts, get_relative_url(kinds.URL, page.url))
         return output.replace("</head>", tags + "</head>", 1) if tags else output
 
     def download_link(self, m: re.Match[str], page: Page) -> str:

@@ -66,9 +66,10 @@ ENVIRONMENT = ("PATH", "HOME", "USER", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE",
                "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OMP_WAIT_POLICY", "TORCHINDUCTOR_CACHE_DIR")
 # The code that runs a snippet and captures its outputs, every module of the project that the
 # worker and a snippet's child import (tests/engine/test_page_cache.py checks it): the worker's
-# side, not the page's (the viewer's view.py and assets, the pages, KaTeX), whose edits re-render
-# pages and re-run nothing.
-RUNS = (*map(source, (snippet_worker, capture, kinds, render, shapes, torch_settings)), Path(snippet_engine.__file__),
+# side, not the page's (the viewer's view.py and assets, a kind's styles, the pages, KaTeX), whose
+# edits re-render pages and re-run nothing.
+RUNS = (*map(source, (snippet_worker, capture, render, shapes, torch_settings)), *sorted(source(kinds).glob("*.py")),
+        Path(snippet_engine.__file__),
         *(Path(autograd_steps.__file__).with_name(name) for name in ("__init__.py", "recording.py", "layout.py")))
 
 

@@ -108,8 +108,9 @@ def test_a_snippet_shown_twice_shows_its_step_through_only_under_the_block_that_
 
 def test_a_new_kind_is_one_kind_in_the_registry_that_the_engine_asks(monkeypatch, tmp_path):
     """Parsing, the page, the run, the notebook and the print ask `kinds`: a kind added there alone
-    is answered to by a fence's word, shown, wrapped around its snippet's run, and held and printed
-    its own way."""
+    is answered to by a fence's word, shown, styled (its stylesheet shipped with the site, loaded
+    by a page that shows it and by the book), wrapped around its snippet's run, and held and
+    printed its own way."""
     import contextlib
 
     from snippet_engine.chapter import parse
@@ -117,8 +118,10 @@ def test_a_new_kind_is_one_kind_in_the_registry_that_the_engine_asks(monkeypatch
 
     MIME = "application/x-loud"
     entered = []
+    style = tmp_path / "loud.css"
+    style.write_text(".loud { font-weight: 900; }\n")
     loud = Kind("loud", lambda out: MIME in out.get("data", {}), lambda out, site, block: "<b>LOUD</b>", "loud",
-                notebook=lambda out: {**out, "data": {"text/plain": "loud"}}, tool="say",
+                notebook=lambda out: {**out, "data": {"text/plain": "loud"}}, tool="say", assets={"loud.css": style},
                 printed=lambda page: page.replace("<b>", "<i>"), words=frozenset({"loudly"}),
                 around=lambda path: contextlib.nullcontext(entered.append(path)), numbered=True)
     monkeypatch.setattr(kinds, "KINDS", [loud, *kinds.KINDS])
@@ -127,7 +130,10 @@ def test_a_new_kind_is_one_kind_in_the_registry_that_the_engine_asks(monkeypatch
                    tmp_path).blocks
     assert [b.options for b in blocks] == [{"loudly"}, frozenset()] and blocks[0].info == "python"
     out = {"output_type": "display_data", "data": {MIME: 1, "text/plain": "x"}}
-    assert kinds.outputs_html([out], PageHtml("p/", {})) == "<b>LOUD</b>"
+    page = PageHtml("p/", {})
+    assert kinds.outputs_html([out], page) == "<b>LOUD</b>"
+    assert page.scripts == {"loud.css": style} and kinds.assets()["loud.css"] == style
+    assert '<link rel="stylesheet" href="assets/snippet-engine/loud.css">' in kinds.tags(page.scripts)
     assert kinds.outputs_html([out], PageHtml("p/", {}), None, {"loudly"}) == "", "under a block that does not say it"
     assert kinds.numbered(blocks[0].options) and not kinds.numbered(blocks[1].options)
     with kinds.around(blocks[0].options, "a.py"):

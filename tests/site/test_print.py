@@ -19,6 +19,7 @@ import yaml
 from browsing import SHOTS
 from conftest import ROOT, built_once, mkdocs, script, soup
 
+from snippet_engine import kinds
 from snippet_engine.nav import pages_of
 from pypdf import PdfReader
 
@@ -225,6 +226,10 @@ def test_the_print_page_holds_every_figure_graph_formula_and_table_of_steps(book
     images = [img["src"] for img in printed.select("article img")]
     assert all((site / src).is_file() for src in images), [s for s in images if not (site / s).is_file()]
     assert not printed.select('script[src$="steps.js"]'), "the viewer would close the tables of steps"
+    styles = {link["href"] for link in printed.select('head link[rel="stylesheet"]')}
+    kind_styles = {f"{kinds.URL}/{name}" for name in kinds.assets() if name.endswith(".css")}
+    assert len(kind_styles) >= 4 and kind_styles <= styles, "each kind prints its own way"
+    assert all((site / href).is_file() for href in kind_styles)
 
 
 def test_formulas_and_tables_of_steps_print_within_the_page(book):

@@ -2,7 +2,7 @@
 
 Each module holds its `KIND` (kinds/kind.py says what a kind may provide): how the output is
 captured in the snippet's run, shown on the page, held in a notebook, printed; the files its
-page loads; the words of a fence it answers to. Adding a kind is a module here and its place in
+page loads (its styles among them); the words of a fence it answers to. Adding a kind is a module here and its place in
 `KINDS`: the rest of the engine asks this module.
 """
 
@@ -158,6 +158,15 @@ def printed(page: str) -> str:
     return page
 
 
+URL = "assets/snippet-engine"  # where the site serves the kinds' assets
+
+
 def assets() -> dict[str, Path]:
-    """The files of every kind's assets, for the site."""
+    """The files of every kind's assets, for the site (at `URL`)."""
     return {name: path for kind in KINDS for name, path in kind.assets.items()}
+
+
+def tags(names: Iterable[str], url: str = URL) -> str:
+    """The <head> tags that load these assets (their names) from `url`: a style, or a script."""
+    return "".join(f'<link rel="stylesheet" href="{url}/{name}">' if name.endswith(".css")
+                   else f'<script src="{url}/{name}" defer></script>' for name in sorted(names))

@@ -7,6 +7,7 @@ itself ("Open full size", as a graph is), where the reader zooms into it.
 import base64
 import io
 import struct
+from pathlib import Path
 from typing import Any
 
 from snippet_engine.kinds.kind import Kind
@@ -67,4 +68,5 @@ def render(out: dict[str, Any], site: Any, block: Any) -> str:
             "<span>Open full size</span></a></figure>")
 
 
-KIND = Kind("figure", matches, render, "snippet-figure", hooks="matplotlib.pyplot", capture=capture, displayed=displayed)
+KIND = Kind("figure", matches, render, "snippet-figure", hooks="matplotlib.pyplot", capture=capture,
+            displayed=displayed, assets={"figure.css": Path(__file__).with_name("figure.css")})

@@ -1,6 +1,7 @@
 """A graph a snippet renders with graphviz (torchviz's too): the picture, and the graph as text."""
 
 import re
+from pathlib import Path
 from typing import Any
 
 from snippet_engine.kinds.kind import Kind
@@ -99,4 +100,5 @@ def nested_list(items: list[dict[str, Any]]) -> str:
                             "</li>" for i in items) + "</ul>"
 
 
-KIND = Kind("graph", matches, render, "snippet-graph", hooks="graphviz", capture=capture, mime=GRAPH, tool="dot", written_by="render")
+KIND = Kind("graph", matches, render, "snippet-graph", hooks="graphviz", capture=capture, mime=GRAPH, tool="dot",
+            written_by="render", assets={"graph.css": Path(__file__).with_name("graph.css")})

@@ -6,6 +6,7 @@ is a `snippet-columns` span, which does not wrap, and the block scrolls sideways
 """
 
 import re
+from pathlib import Path
 from typing import Any
 
 from snippet_engine.kinds.kind import Kind
@@ -43,4 +44,5 @@ def render(out: dict[str, Any], site: Any, block: Any) -> str:
             f'<pre><code>{lines_html(text.rstrip())}</code></pre></div>')
 
 
-KIND = Kind("text", matches, render, "snippet-output", joined=joined)
+KIND = Kind("text", matches, render, "snippet-output", joined=joined,
+            assets={"text.css": Path(__file__).with_name("text.css")})
