@@ -23,6 +23,7 @@ MkDocs keeps a plugin across serve rebuilds, and `on_shutdown` stops it.
 
 import atexit
 import html
+import importlib.machinery
 import importlib.util
 import logging
 import os
@@ -95,13 +96,25 @@ class Modules(c.ListOfItems[str]):
     def run_validation(self, value: object) -> list[str]:
         names = super().run_validation(value)
         for name in names:
-            try:
-                found = importlib.util.find_spec(name)
-            except (ImportError, ValueError):  # a package above it is missing, or the name is not one
-                found = None
-            if found is None:
+            if not findable(name):
                 raise ValidationError(f"no module named {name!r} can be imported by this Python ({sys.executable})")
         return names
+
+
+def findable(name: str) -> bool:
+    """Whether the module `name` can be imported: found in the folders of the packages above it,
+    without importing them (`torch._dynamo`: importlib.util.find_spec imports torch, a second or
+    more of every build, whose own process never uses it); where it is not there (a module that
+    its package makes, `os.path`), as find_spec finds it."""
+    try:
+        spec = importlib.util.find_spec(name.partition(".")[0])
+        parts = name.split(".")
+        for n in range(2, len(parts) + 1):
+            locations = spec.submodule_search_locations if spec else None
+            spec = importlib.machinery.PathFinder.find_spec(".".join(parts[:n]), locations) if locations else None
+        return spec is not None or importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a package above it is missing, or the name is not one
+        return False
 
 
 class SnippetsConfig(base.Config):

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
-from conftest import STEP_THROUGH, mkdocs, sharing, snippet
+from conftest import ROOT, STEP_THROUGH, mkdocs, sharing, snippet
 from nbclient import NotebookClient
 
 from autograd_steps.recording import MAX_NODES
@@ -566,6 +566,16 @@ def test_a_preload_module_that_cannot_be_imported_is_a_config_error_naming_it(pr
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
     assert f"option 'preload': no module named {module!r} can be imported" in done.stderr, done.stderr
     assert "Aborted with a configuration error!" in done.stdout
+
+
+def test_the_preload_is_checked_without_importing_it():
+    """The real mkdocs.yml's preload (torch._dynamo among it) is found, not imported, by the
+    build's own process: importing torch there cost every build, a no-change one too, more than
+    a second, for a process that never uses it."""
+    code = ("import sys; from mkdocs.config import load_config; config = load_config('mkdocs.yml'); "
+            "print(config.plugins['snippets'].config.preload, sorted({'torch', 'matplotlib'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['torch', 'torch._dynamo', 'matplotlib.pyplot', 'graphviz', 'torchviz'] []"
 
 
 def test_a_page_with_front_matter_is_named_at_the_lines_of_its_file(project):
