@@ -21,7 +21,6 @@ from typing import Any, cast
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
-from mkdocs.structure.toc import TableOfContents
 from mkdocs.utils import get_relative_url, meta
 
 from snippet_engine import api_links, notebooks, pages, standalone, wheel
@@ -308,15 +307,6 @@ class Build:
                                                         self.page(src_uri, notebook.page.url))
         return notebook.markdown
 
-    def notebook_markdown(self, src_uri: str, config: MkDocsConfig) -> str:
-        """The Markdown of a notebook's page; "" when its HTML is in the cache (`Notebook.rendered`)."""
-        notebook = self.notebooks[src_uri]
-        markdown = self.notebook_page(src_uri)
-        notebook.made_from = made_key(markdown, self.page(src_uri, notebook.page.url).items, notebook.page.url,
-                                      config.markdown_extensions, config.mdx_configs)
-        notebook.rendered = self.cache.page(notebook.made_from)
-        return "" if notebook.rendered else markdown
-
     def notebook_of(self, src_uri: str) -> "Notebook | None":
         """The notebook of the chapter at `src_uri`, if it has one."""
         return next((n for n in self.notebooks.values() if n.chapter.src_uri == src_uri), None)
@@ -336,13 +326,11 @@ class Build:
 @dataclass
 class Notebook:
     """A chapter's notebook: its .ipynb and the page that shows it, both named as the chapter under
-    `notebooks_dir`; the page's Markdown once made, and its HTML, cached whole by what it is made from."""
+    `notebooks_dir`; the page's Markdown once made."""
     chapter: Chapter
     ipynb: File
     page: File
     markdown: str | None = None
-    made_from: str = ""  # the page's cache key
-    rendered: tuple[str, TableOfContents] | None = None  # the page's (HTML, table of contents) from the cache
 
 
 def as_shown(result: Result) -> Result:

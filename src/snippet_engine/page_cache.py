@@ -1,19 +1,23 @@
-"""Rendered HTML kept by content: notebook pages, and highlighted setup folds.
+"""Rendered HTML kept by content: pages as MkDocs converts them, and highlighted setup folds.
 
-A notebook page is generated from its chapter, so when neither the page's
-Markdown nor what its markers stand for changed, its HTML is the same as in
-the last build: the plugin takes it from here instead of converting the
-Markdown (and highlighting every cell) again. Its links were checked when it
-was first rendered, and they are the chapter's own links, which MkDocs checks
-on the chapter's page on every build.
+When the Markdown that MkDocs converts for a page is the same as in an earlier build (and so is
+everything else its conversion reads: the extensions and their settings, the page's URL, the
+site's files), its HTML is the same: the plugin takes what the conversion made from here
+(`Converted`) instead of converting the Markdown and highlighting every code block again. What
+MkDocs checks once every page is made (the links to other pages' anchors) is checked on every
+build, from what the conversion found; a conversion that logged a warning is not kept, so a
+strict build fails on it every time.
 """
 
 import functools
 from collections.abc import Iterable
+from dataclasses import asdict, dataclass
 from importlib import metadata
 from typing import Any
 
-from mkdocs.structure.toc import AnchorLink, TableOfContents, get_toc
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import AnchorLink, get_toc
 
 import autograd_steps
 import snippet_engine
@@ -46,17 +50,45 @@ def tokens(toc: Iterable[AnchorLink]) -> list[dict[str, Any]]:
     return [{"level": a.level, "id": a.id, "name": a.title, "children": tokens(a.children)} for a in toc]
 
 
+@dataclass
+class Converted:
+    """What MkDocs's conversion of a page's Markdown made (Page.render): its HTML, as the first
+    on_page_content gets it, its table of contents (`tokens`), the title its first heading gives,
+    the ids of its anchors, and its links to anchors of other pages, by the page they go to."""
+    html: str
+    toc: list[Any]  # the tokens get_toc takes
+    title: str | None
+    anchors: list[str]
+    links: dict[str, dict[str, str]]
+
+    @classmethod
+    def of(cls, page: Page, html: str) -> "Converted":
+        links = {file.src_uri: dict(found) for file, found in (page.links_to_anchors or {}).items()}
+        return cls(html, tokens(page.toc), page._title_from_render, sorted(page.present_anchor_ids or ()), links)
+
+    def restore(self, page: Page, files: Files) -> str:
+        """Set on the page what its conversion would have set (Page.render, MkDocs 1.6); its HTML."""
+        page.toc = get_toc(self.toc)
+        page._title_from_render = self.title
+        page.present_anchor_ids = set(self.anchors)
+        page.links_to_anchors = {file: dict(found) for uri, found in self.links.items()
+                                 if (file := files.get_file_from_path(uri)) is not None}
+        return self.html
+
+
 class PageCache(CacheFolder):
-    def page(self, key: str) -> tuple[str, TableOfContents] | None:
-        """(html, table of contents) of a page stored with `put_page`, or None."""
+    def converted(self, key: str) -> Converted | None:
+        """A page's conversion stored with `put_converted`, or None."""
         data = self.get(key)
         try:
-            return data["html"], get_toc(data["toc"])
-        except (KeyError, TypeError):
+            converted = Converted(**data)
+            get_toc(converted.toc)
+        except (KeyError, TypeError, AttributeError):
             return None
+        return converted
 
-    def put_page(self, key: str, html: str, toc: TableOfContents) -> None:
-        self.put(key, {"html": html, "toc": tokens(toc)})
+    def put_converted(self, key: str, converted: Converted) -> None:
+        self.put(key, asdict(converted))
 
     def highlighted(self, code: str) -> str:
         """Python code as Pygments HTML in a `pre` of the highlight's own, without the `code`

@@ -44,7 +44,7 @@ from mkdocs.config.base import ValidationError
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
@@ -56,6 +56,7 @@ from snippet_engine.build import BUNDLE, Build
 from snippet_engine.chapter import parse
 from snippet_engine.material import with_copy_buttons
 from snippet_engine.nav import list_notebooks, pages_of
+from snippet_engine.page_cache import Converted, made_key
 from snippet_engine.releases import ReleaseCheck
 from snippet_engine.render import printable
 from snippet_engine.runner import Runner
@@ -150,6 +151,22 @@ class SnippetsConfig(base.Config):
                         packages=tuple(self.fingerprint_packages), workers=self.workers)
 
 
+class Warnings(logging.Handler):
+    """Counts the warnings that MkDocs, its plugins and hooks log, under serve too (where the
+    errors of a build are not counted: `keep_serving_on_errors`)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+WARNINGS = Warnings()
+logging.getLogger("mkdocs").addHandler(WARNINGS)
+
+
 class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     runner: Runner  # made with the settings, in on_config
     build: Build  # made for each build, in on_files
@@ -160,6 +177,9 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         self.sigterm: Any = None  # the SIGTERM handler before on_startup's, put back on shutdown
         self.server: LiveReloadServer | None = None  # under serve, from the first build on
         self.watched: set[str] = set()
+        # For each page being converted: its key in the page cache, what the cache holds for it,
+        # and the warnings logged before MkDocs converted it.
+        self.converting: dict[str, tuple[str, Converted | None, int]] = {}
 
     def on_startup(self, *, command: Literal["build", "gh-deploy", "serve"], dirty: bool) -> None:
         self.serving = command == "serve"
@@ -240,7 +260,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         return (f'<a href="{url}" download>Download all examples</a> '
                 "(a zip, by chapter, with the pinned requirements and a README)")
 
-    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    def page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         build, uri = self.build, page.file.src_uri
         markdown = markdown.replace(ENVIRONMENT, build.environment).replace(BUNDLE_LINK, self.bundle_link(page))
         if RELEASES in markdown:
@@ -248,7 +268,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         if NOTEBOOK_LIST in markdown:
             markdown = markdown.replace(NOTEBOOK_LIST, build.notebook_list(self.nav_pages, uri))
         if uri in build.notebooks:
-            return build.notebook_markdown(uri, config)
+            return build.notebook_page(uri)
         chapter = build.chapters.get(uri)
         if chapter is None or not chapter.blocks:
             return markdown
@@ -263,20 +283,37 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                                                 f"{self.bundle_link(page)}</p>")
         return markdown
 
-    def on_page_content(self, content: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """The page's markers replaced, and its torch names linked to the reference (api_links.py).
-        A notebook page is cached unlinked: its links and warnings are made anew on every build."""
+    @event_priority(-200)  # last: the Markdown that MkDocs converts, as every plugin and hook left it
+    def markdown_to_convert(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """The page's Markdown, or "" where the cache holds what MkDocs made of it (page_cache.py):
+        then MkDocs converts nothing, and `converted_content` gives the page what it made."""
+        # MkDocs collects a page's links to other pages' anchors only where it does not log its debug lines.
+        anchors = logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG
+        key = made_key("converted", markdown, page.file.src_uri, page.url, config.markdown_extensions,
+                       config.mdx_configs, config.validation, anchors, sorted(file.src_uri for file in files))
+        self.converting[page.file.src_uri] = key, self.build.cache.converted(key), WARNINGS.count
+        return "" if self.converting[page.file.src_uri][1] else markdown
+
+    on_page_markdown = CombinedEvent(page_markdown, markdown_to_convert)
+
+    @event_priority(200)  # first: the page as MkDocs converted it (KaTeX typesets its formulas at 100)
+    def converted_content(self, content: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        key, converted, warnings = self.converting.pop(page.file.src_uri)
+        if converted:
+            return converted.restore(page, files)
+        if WARNINGS.count == warnings:  # a conversion that warned runs again, and warns again
+            self.build.cache.put_converted(key, Converted.of(page, content))
+        return content
+
+    def page_content(self, content: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """The page's markers replaced, and its torch names linked to the reference (api_links.py)."""
         uri = page.file.src_uri
-        notebook = self.build.notebooks.get(uri)
-        if notebook and notebook.rendered:
-            content, page.toc = notebook.rendered
-        else:
-            content = self.build.page(uri, page.url).content(content)
-            content = TITLE.sub(lambda m: self.download_link(m, page), content)
-            if notebook:
-                self.build.cache.put_page(notebook.made_from, content, page.toc)
+        content = self.build.page(uri, page.url).content(content)
+        content = TITLE.sub(lambda m: self.download_link(m, page), content)
         assert self.build.names is not None, "on_files found the torch version"
         return api_links.link(content, uri, self.config.api_reference, self.build.names)
+
+    on_page_content = CombinedEvent(converted_content, page_content)
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         """HTML kept out of the search index (pages.py) goes in now that search has read the page;

@@ -7,30 +7,34 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+import yaml
+from conftest import ROOT, mkdocs
 from mkdocs.structure.toc import get_toc
 
 from snippet_engine import cache_file, katex, page_cache, runner
-from snippet_engine.page_cache import PageCache, made_key
+from snippet_engine.page_cache import Converted, PageCache, made_key, tokens
 from snippet_engine.shapes import OUTPUT, Settings
 
 TOC = [{"level": 1, "id": "title", "name": "Title", "children": [
     {"level": 2, "id": "part", "name": "Part", "children": []}]}]
 
 
-def test_a_page_comes_back_with_its_table_of_contents(tmp_path):
+def test_a_page_comes_back_with_its_table_of_contents_title_and_anchors(tmp_path):
     cache = PageCache(tmp_path)
-    cache.put_page(made_key("page"), "<h1>Title</h1>", get_toc(TOC))
-    html, toc = PageCache(tmp_path).page(made_key("page"))
-    assert html == "<h1>Title</h1>"
-    assert [(a.title, a.id, [c.title for c in a.children]) for a in toc] == [("Title", "title", ["Part"])]
+    cache.put_converted(made_key("page"), Converted("<h1>Title</h1>", tokens(get_toc(TOC)), "Title", ["part", "title"],
+                                                    {"other.md": {"part": "other.md#part"}}))
+    converted = PageCache(tmp_path).converted(made_key("page"))
+    assert converted.html == "<h1>Title</h1>" and converted.title == "Title"
+    assert [(a.title, a.id, [c.title for c in a.children]) for a in get_toc(converted.toc)] == [("Title", "title", ["Part"])]
+    assert converted.anchors == ["part", "title"] and converted.links == {"other.md": {"part": "other.md#part"}}
 
 
 def test_an_entry_of_the_wrong_shape_or_not_json_is_a_miss(tmp_path):
     cache = PageCache(tmp_path)
-    for entry, text in [("list", "[1, 2]"), ("fields", '{"html": 1}'), ("broken", "{"), ("empty", "")]:
+    for entry, text in [("list", "[1, 2]"), ("fields", '{"html": 1}'), ("broken", "{"), ("empty", ""),
+                        ("toc", '{"html": "", "toc": [1], "title": null, "anchors": [], "links": {}}')]:
         (tmp_path / f"{made_key(entry)}.json").write_text(text)
-        assert cache.page(made_key(entry)) is None, entry
+        assert cache.converted(made_key(entry)) is None, entry
     (tmp_path / f"{made_key('highlight-pre', 'x = 1')}.json").write_text(json.dumps({"not": "html"}))
     assert cache.highlighted("x = 1").startswith('<div class="highlight"><pre>')
 
@@ -139,3 +143,35 @@ def test_a_setting_that_changes_output_keys_every_run_and_reaches_the_worker_by_
     assert key() == key(workers=7) == key(preload=("wave",))
     assert Extended(snippets, precision=8).request() == {"timeout": 600, "output_limit": 20_000, "precision": 8}
     assert Extended(snippets).keyed() == {"output_limit": 20_000, "precision": 4}
+
+
+def test_a_page_taken_from_the_cache_is_checked_as_one_converted(project):
+    """A page whose Markdown MkDocs converted before is taken from the cache, yet checked as one
+    converted now: a link to a section that another page no longer has fails a strict build every
+    time (the links to other pages' anchors, which MkDocs checks once every page is made, come
+    from the cache with the page), and so does a link to a page that is gone."""
+    config = yaml.safe_load((project.root / "mkdocs.yml").read_text())
+    config["nav"] = ["index.md", "other.md"]
+    config["validation"] = {"anchors": "warn"}
+    (project.root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    project.write("docs/index.md", "# Home\n\nSee [its part](other.md#part).\n")
+    project.write("docs/other.md", "# Other\n\n## Part\n\nText.\n")
+    assert mkdocs(project.root, "build", "--strict").returncode == 0
+    (entry,) = [p for p in (project.root / ".cache").rglob("*.json") if "its part</a>" in p.read_text()]
+    entry.write_text(entry.read_text().replace("its part</a>", "its part, from the cache</a>"))
+    done = mkdocs(project.root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    assert '<a href="other/#part">its part, from the cache</a>' in (project.root / "site/index.html").read_text()
+    other = (project.root / "site/other/index.html").read_text()
+    assert "<title>Other - " in other and 'id="part"' in other, "its title and headings, from the cache"
+
+    project.write("docs/other.md", "# Other\n\n## Section\n\nText.\n")  # index.md is as it was
+    for _ in range(2):
+        done = mkdocs(project.root, "build", "--strict")
+        assert done.returncode == 1, done.stderr
+        assert "contains a link 'other.md#part', but the doc 'other.md' does not contain an anchor '#part'" in done.stderr
+
+    (project.root / "docs/other.md").unlink()
+    for _ in range(2):
+        done = mkdocs(project.root, "build", "--strict")
+        assert done.returncode == 1 and "contains a link 'other.md#part', but the target" in done.stderr, done.stderr
