@@ -134,7 +134,7 @@ def worker(request):
 def sharing(worker, tmp_path, **settings):
     """A runner over tmp_path/snippets with a cache in tmp_path/cache, sharing a warm `worker`
     (the `worker` fixture) instead of starting its own."""
-    (tmp_path / "snippets").mkdir(exist_ok=True)
+    (tmp_path / "snippets").mkdir(parents=True, exist_ok=True)
     runner = Runner(Settings(tmp_path / "snippets", tmp_path / "cache", **settings))
     runner.workers, runner.idle = [worker], queue.SimpleQueue()
     runner.idle.put(worker)

@@ -53,6 +53,7 @@ from mkdocs.utils import CountHandler, get_relative_url
 import autograd_steps
 from snippet_engine import api_links, kinds, pages
 from snippet_engine.build import BUNDLE, Build
+from snippet_engine.cache_file import entry_key
 from snippet_engine.chapter import parse
 from snippet_engine.material import with_copy_buttons
 from snippet_engine.nav import list_notebooks, pages_of
@@ -197,6 +198,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                 self.runner.close()
             self.runner, self.settings = Runner(settings), settings
         self.nav_pages: list[str] = []
+        self.site_files = ""  # the digest of the names of the site's files, once MkDocs has them (on_nav)
         if self.serving:
             keep_serving_on_errors()
 
@@ -247,6 +249,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
         self.nav_pages = [page.file.src_uri for page in nav.pages]  # in reading order
+        self.site_files = entry_key(sorted(file.src_uri for file in files))  # what a page's links may go to
         return nav
 
     def on_env(self, env: Environment, config: MkDocsConfig, files: Files) -> Environment:
@@ -290,9 +293,10 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         # MkDocs collects a page's links to other pages' anchors only where it does not log its debug lines.
         anchors = logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG
         key = made_key("converted", markdown, page.file.src_uri, page.url, config.markdown_extensions,
-                       config.mdx_configs, config.validation, anchors, sorted(file.src_uri for file in files))
-        self.converting[page.file.src_uri] = key, self.build.cache.converted(key), WARNINGS.count
-        return "" if self.converting[page.file.src_uri][1] else markdown
+                       config.mdx_configs, config.validation, anchors, self.site_files)
+        converted = self.build.cache.converted(key)
+        self.converting[page.file.src_uri] = key, converted, WARNINGS.count
+        return "" if converted else markdown
 
     on_page_markdown = CombinedEvent(page_markdown, markdown_to_convert)
 

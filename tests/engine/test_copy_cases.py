@@ -4,6 +4,7 @@ reads what it did. Each copy is either exact, printing in an empty folder with `
 the block prints when the whole file runs, or the build is told why it may not be
 (`Program.unsure`, which build.py logs as a warning at the block) and it indeed prints other."""
 
+import functools
 import shutil
 import subprocess
 from pathlib import Path
@@ -250,19 +251,18 @@ def python(worker, tmp_path):
     test_browser.py checks the engine against real `python -c`): what it printed to stdout, and
     whether it failed. A run still going after `timeout` s is stopped (a pool whose workers cannot
     start waits for them for ever)."""
-    runners = {}
+    @functools.cache
+    def runner(timeout):
+        return sharing(worker, tmp_path / f"runner{timeout}", timeout=timeout)
 
     def run(*args, cwd, timeout=60):
-        (tmp_path / f"runner{timeout}").mkdir(exist_ok=True)
-        runner = runners.get(timeout) or runners.setdefault(timeout, sharing(worker, tmp_path / f"runner{timeout}",
-                                                                            timeout=timeout))
         if args[0] == "-c":
-            result = runner.run_code(args[1], cwd)
+            result = runner(timeout).run_code(args[1], cwd)
         else:
             path = Path(cwd) / Path(args[0]).name  # run in its folder
             if not path.exists():
                 shutil.copy(args[0], path)
-            result = runner.run_in_place(path)
+            result = runner(timeout).run_in_place(path)
         return subprocess.CompletedProcess(args, 1 if result.error else 0, result.stdout,
                                            result.describe() if result.error else "")
 
