@@ -2,17 +2,10 @@
 what a function returns on each rank."""
 import multiprocessing
 import os
-import socket
+import tempfile
 
 import torch
 import torch.distributed as dist
-
-
-def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def gloo(address, rank, world_size):
@@ -21,12 +14,12 @@ def gloo(address, rank, world_size):
     return dist.destroy_process_group
 
 
-def rank_main(rank, world_size, port, train, join, results):
+def rank_main(rank, world_size, address, train, join, results):
     """One rank: join, run train(rank), send back its result or error."""
     # A process forked after its parent ran a torch operation can hang in
     # torch's thread pool: each rank uses one thread.
     torch.set_num_threads(1)
-    leave = join(f"tcp://127.0.0.1:{port}", rank, world_size)
+    leave = join(address, rank, world_size)
     try:
         result = train(rank)
     except Exception as err:  # sent to the parent, which prints it
@@ -41,18 +34,21 @@ def run_on_ranks(train, world_size=2, join=gloo, timeout=120):
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback ("lo0" on macOS)
     fork = multiprocessing.get_context("fork")  # works for functions of __main__
     results = fork.Queue()
-    port = free_port()
-    ranks = [fork.Process(target=rank_main,
-                          args=(rank, world_size, port, train, join, results))
-             for rank in range(world_size)]
-    for process in ranks:
-        process.start()
-    try:
-        return [result for _, result in sorted(results.get(timeout=timeout)
-                                               for _ in ranks)]
-    finally:
+    with tempfile.TemporaryDirectory() as folder:
+        # The ranks meet through a file of their own: a free port that the
+        # parent picked could be taken by another program before rank 0 binds it.
+        address = "file://" + os.path.join(folder, "store")
+        ranks = [fork.Process(target=rank_main,
+                              args=(rank, world_size, address, train, join, results))
+                 for rank in range(world_size)]
         for process in ranks:
-            process.join(timeout=10)
-            if process.is_alive():
-                process.terminate()
-                process.join()
+            process.start()
+        try:
+            return [result for _, result in sorted(results.get(timeout=timeout)
+                                                   for _ in ranks)]
+        finally:
+            for process in ranks:
+                process.join(timeout=10)
+                if process.is_alive():
+                    process.terminate()
+                    process.join()

@@ -8,6 +8,7 @@ import os
 import re
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 import torch
@@ -73,7 +74,8 @@ BACKWARD = [f"{i}.{kind}" for i in reversed(range(5)) for kind in ("bias", "weig
 
 def test_processes_on_loopback_with_gloo_and_tensorpipe(chapter):
     source = chapter.path("ranks.py").read_text()
-    assert 'join(f"tcp://127.0.0.1:{port}", rank, world_size)' in source
+    assert "leave = join(address, rank, world_size)" in source
+    assert 'address = "file://" + os.path.join(folder, "store")' in source, "they meet through a file"
     assert '"gloo", address, world_size=world_size, rank=rank' in source and "def run_on_ranks(train, world_size=2, join=gloo" in source
     assert "TensorPipeRpcBackendOptions(init_method=address" in chapter.path("rpc_split_model.py").read_text()
     assert "process.terminate()" in source and "results.get(timeout=timeout)" in source
@@ -82,14 +84,16 @@ def test_processes_on_loopback_with_gloo_and_tensorpipe(chapter):
     assert "You are using a Backend {type(group)} as a ProcessGroup" in rpc_start, "the warning filtered"
 
 
-def test_the_ranks_end_with_their_results_and_leave_no_process(chapter):
+def test_the_ranks_end_with_their_results_and_leave_no_process_or_file(chapter, tmp_path, monkeypatch):
     ns = definitions(chapter, "ranks.py")
     assert inspect.signature(ns["run_on_ranks"]).parameters["world_size"].default == 2, "two processes"
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the ranks' file is made
     before = set(children(os.getpid()))  # what this test process runs already (a browser, a server)
     assert ns["run_on_ranks"](lambda rank: rank * 10, world_size=3) == [0, 10, 20], "rank 0's first"
     assert set(children(os.getpid())) <= before, "every rank joined"
     assert ns["run_on_ranks"](lambda rank: 1 / rank) == ["ZeroDivisionError: division by zero", 1.0]
     assert set(children(os.getpid())) <= before
+    assert list(tmp_path.iterdir()) == [], "the folder of the file they met through is removed"
 
 
 def test_the_reducer_hooks_each_gradient_accumulator_and_fills_flat_buckets():

@@ -374,7 +374,8 @@ def test_use_reentrant_false_and_static_graph_fix_both_causes_identically(chapte
 def test_two_processes_joined_with_gloo_on_loopback(chapter):
     ns = definitions(chapter, "ddp_unused_parameters.py")
     helpers = ns["run_on_ranks"].__globals__
-    assert 'join(f"tcp://127.0.0.1:{port}", rank, world_size)' in inspect.getsource(helpers["rank_main"])
+    assert "leave = join(address, rank, world_size)" in inspect.getsource(helpers["rank_main"])
+    assert 'GLOO_SOCKET_IFNAME", "lo")' in inspect.getsource(ns["run_on_ranks"])
     assert '"gloo", address, world_size=world_size, rank=rank' in inspect.getsource(helpers["gloo"])
     assert inspect.signature(ns["run_on_ranks"]).parameters["join"].default is helpers["gloo"]
     assert "rank 0" in chapter.shown("ddp_unused_parameters.py", "error")
