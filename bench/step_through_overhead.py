@@ -32,10 +32,10 @@ again with the code before a change, in the same turns):
             script's check runs
   viewer    the same with display(): the viewer laid out and its HTML made (a notebook's)
 
-with the median time, the cost per recorded node ((recorded - plain) / nodes), the process's
-peak memory (ru_maxrss, glibc returning each freed block of 64 KiB or more at once), and what
-the runs added to the memory the process had once the model and its input were made (torch's
-CPU tensors are not seen by tracemalloc).
+with the median time, the cost per recorded node ((recorded - plain) / nodes), and, from two
+runs of each in processes of their own, the process's peak memory (ru_maxrss, glibc returning
+each freed block of 64 KiB or more at once), and what the runs added to the memory the process
+had once the model and its input were made (torch's CPU tensors are not seen by tracemalloc).
 
 The third case is the recorder's growth with the graph: a chain of Linear(8, 8) layers of
 about 1,000 and about 5,000 nodes (four per layer), its loss the mean square, recorded as
@@ -165,33 +165,41 @@ def models(repeats, codes):
     variant of each code ({name: the src folder it imports autograd_steps from}) in a process of
     its own, run in turn, once each (not counted), then `repeats` rounds, so that a change in the
     machine's load falls on all alike; the medians, memory, cost per node and ratios."""
-    # glibc returns a block of 64 KiB or more to the system when it is freed: the peak memory is
-    # then the most the process held at once, not what its heap kept of earlier allocations.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT / "src")]),
-           "MALLOC_MMAP_THRESHOLD_": "65536"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT / "src")])}
     sys.path.insert(0, str(ROOT / "tests"))
     from recorded_models import CASES
 
-    found = {}
-    for name in [*CASES, *larger()]:
-        children = {}
-        for code, src in codes.items():
-            for variant in VARIANTS:
-                child = subprocess.Popen([sys.executable, __file__, "--model", name, "--variant", variant], text=True,
-                                         env={**env, "PYTHONPATH": os.pathsep.join([str(src), env["PYTHONPATH"]])},
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-                assert child.stdout.readline().strip() == "ready", f"{name} {code} {variant} did not start"
-                children[code, variant] = child
+    def start(name, code, src, variant, memory):
+        # For the memory, glibc returns a block of 64 KiB or more to the system when it is freed: the
+        # peak is then the most the process held at once, not what its heap kept of earlier
+        # allocations. The times are taken without that, which makes every large allocation a
+        # system call (a plain step of the ViT took 2.5 times as long).
+        child = subprocess.Popen([sys.executable, __file__, "--model", name, "--variant", variant], text=True,
+                                 env={**env, "PYTHONPATH": os.pathsep.join([str(src), env["PYTHONPATH"]]),
+                                      **({"MALLOC_MMAP_THRESHOLD_": "65536"} if memory else {})},
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert child.stdout.readline().strip() == "ready", f"{name} {code} {variant} did not start"
+        return child
+
+    def rounds(children, count):
         times = {key: [] for key in children}
-        for _ in range(repeats + 1):
+        for _ in range(count):
             for key, child in children.items():
                 child.stdin.write("run\n")
                 child.stdin.flush()
                 times[key].append(float(child.stdout.readline()))
-        for (code, variant), child in children.items():
-            memory = json.loads(child.communicate("end\n")[0].splitlines()[-1])
-            found.setdefault(code, {}).setdefault(name, {})[variant] = {
-                "seconds": statistics.median(times[code, variant][1:]), **memory}
+        return times
+
+    found = {}
+    for name in [*CASES, *larger()]:
+        for memory in (False, True):  # timed, then a run of each for its memory
+            children = {(code, variant): start(name, code, src, variant, memory)
+                        for code, src in codes.items() for variant in VARIANTS}
+            times = rounds(children, 2 if memory else repeats + 1)
+            for (code, variant), child in children.items():
+                ended = json.loads(child.communicate("end\n")[0].splitlines()[-1])
+                v = found.setdefault(code, {}).setdefault(name, {}).setdefault(variant, {})
+                v.update(ended if memory else {"seconds": statistics.median(times[code, variant][1:])})
         for code in codes:
             v = found[code][name]
             nodes = v["recorded"]["nodes"]

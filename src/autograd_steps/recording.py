@@ -420,9 +420,9 @@ PACKED = "autograd_steps.packed"
 
 class Results(TorchFunctionMode):
     """Checks what each operation of the forward pass returns, where it is and without waiting for
-    it: for each tensor returned with a node (floating point or complex, dense), a scalar on its
-    device, 0 where the tensor is all finite and NaN where it holds NaN or inf (its range, times 0),
-    kept in the node's metadata under RESULTS. `Recording` reads them all in one transfer per device.
+    it: for each tensor returned with a node (floating point or complex, dense), its least and
+    largest values, on its device (NaN or inf where it holds NaN or inf), kept in the node's
+    metadata under RESULTS. `Recording` reads them all in one transfer per device.
     Each node made while saved-tensor hooks pack what it saves is marked PACKED: a built-in
     operation's as it returns; a custom Function's (whose `apply` this mode does not see) by the
     operations its forward runs, without grad, right after its node was numbered, and marked when
@@ -449,8 +449,7 @@ class Results(TorchFunctionMode):
             if isinstance(t, torch.Tensor) and t.grad_fn is not None and t.layout == torch.strided \
                     and not t.is_nested and not t.is_meta and t.numel() and (t.is_floating_point() or t.is_complex()):
                 values = torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
-                check = torch.stack(torch.aminmax(values)).mul(0).sum()
-                cast(dict[str, Any], t.grad_fn.metadata).setdefault(RESULTS, []).append(check)
+                cast(dict[str, Any], t.grad_fn.metadata).setdefault(RESULTS, []).extend(torch.aminmax(values))
         return out
 
 
@@ -549,6 +548,8 @@ class Recording:
         self.cells = os.path.basename(self.folder).startswith("ipykernel_")  # a notebook's: IPython's cells' folder
         # The reader's code: the recorded file's folder, and in a notebook the notebook's (a models.py beside it).
         self.folders = {self.folder, os.getcwd()} if self.cells else {self.folder}
+        self.prefixes = tuple(f'  File "{os.path.join(folder, "")}' for folder in self.folders)
+        self.entries: dict[str, Frame | None] = {}  # an entry of a creating stack -> its frame (`where`)
         self.source = source_lines(path)
         self.nodes: list[RecordedNode] = []
         self.index: dict[int, object] = {}  # id(node) -> node, which the recording keeps alive
@@ -642,12 +643,12 @@ class Recording:
         """Each node's `made_nonfinite`, from `Results`' checks, read in one transfer per device."""
         checks: dict[torch.device, list[tuple[RecordedNode, torch.Tensor]]] = {}
         for node in self.nodes:
-            for check in cast(dict[str, Any], node["fn"].metadata).get(RESULTS, []):
-                checks.setdefault(check.device, []).append((node, check))
+            for extreme in cast(dict[str, Any], node["fn"].metadata).get(RESULTS, []):
+                checks.setdefault(extreme.device, []).append((node, extreme))
         for found in checks.values():
-            values = torch.stack([check.to(torch.float32) for _, check in found]).tolist()
-            for (node, _), value in zip(found, values):
-                node["made_nonfinite"] = bool(node["made_nonfinite"]) or math.isnan(value)
+            finite = torch.stack([extreme for _, extreme in found]).isfinite().tolist()  # stack promotes
+            for (node, _), value in zip(found, finite):
+                node["made_nonfinite"] = bool(node["made_nonfinite"]) or not value
 
     def place_leaves(self, path: str, before: int | None) -> None:
         """A named leaf's line: the last statement of the file's own code (not inside its functions)
@@ -667,17 +668,23 @@ class Recording:
 
     def where(self, fn: Fn) -> list[Frame]:
         """The frames of the creating stack that are in the reader's code (`folders`), outermost first."""
-        frames: list[Frame] = []
-        prefixes = tuple(f'  File "{os.path.join(folder, "")}' for folder in self.folders)
         metadata = cast(dict[str, Any], fn.metadata)  # a dict, which torch's annotations call a method
-        for entry in metadata.get("traceback_", []):
-            m = entry.startswith(prefixes) and FRAME.search(entry)
-            if m and os.path.dirname(m["file"]) in self.folders:
-                line = int(m["line"])
-                code = (m["code"] or linecache.getline(m["file"], line)).split("  #")[0].strip()  # without a comment
-                frames.append({"file": os.path.basename(m["file"]), "line": line, "code": code,
-                               "place": self.place(m["file"], line)})
-        return frames
+        frames = [self.entries[entry] if entry in self.entries else self.read_entry(entry)
+                  for entry in metadata.get("traceback_", [])]
+        return [frame for frame in frames if frame]
+
+    def read_entry(self, entry: str) -> Frame | None:
+        """An entry of a creating stack as a frame of the reader's code, or None; read once for the
+        recording (`entries`): `creating_stack` gives the same entry for each node that one place
+        of the code makes, and every node of a forward pass shares the entries of its callers."""
+        m = entry.startswith(self.prefixes) and FRAME.search(entry)
+        frame: Frame | None = None
+        if m and os.path.dirname(m["file"]) in self.folders:
+            line = int(m["line"])
+            code = (m["code"] or linecache.getline(m["file"], line)).split("  #")[0].strip()  # without a comment
+            frame = {"file": os.path.basename(m["file"]), "line": line, "code": code, "place": self.place(m["file"], line)}
+        self.entries[entry] = frame
+        return frame
 
     def place(self, path: str, line: int) -> str:
         """A line as the reader finds it: in the recorded file, by its number; in another file of its
