@@ -400,11 +400,14 @@ def free_port():
 @pytest.fixture(scope="session")
 def jupyterlab_server(tmp_path_factory):
     """JupyterLab on 127.0.0.1 serving a folder `work`, with no token and every setting in the
-    folder above it; one for the tests of a process, stopped after them, and with it its kernels."""
+    folder above it; one for the tests of a process, stopped after them, and with it its kernels.
+    It picks its own port, and its URL is read from the file it writes once it listens: a port
+    picked here could be taken before the server binds it, and the server would then go on
+    another port, or a test talk to another process's."""
     tmp_path = tmp_path_factory.mktemp("jupyterlab")
-    port, work, runtime = free_port(), tmp_path / "work", tmp_path / "run"
+    work, runtime = tmp_path / "work", tmp_path / "run"
     work.mkdir()
-    config = {"ServerApp": {"ip": "127.0.0.1", "port": port, "open_browser": False, "root_dir": str(work),
+    config = {"ServerApp": {"ip": "127.0.0.1", "port": 0, "open_browser": False, "root_dir": str(work),
                             "allow_root": True},  # CI containers run as root
               "IdentityProvider": {"token": ""}, "PasswordIdentityProvider": {"hashed_password": ""},
               "LabApp": {"expose_app_in_browser": True}}
@@ -419,15 +422,18 @@ def jupyterlab_server(tmp_path_factory):
     log = open(tmp_path / "jupyterlab.log", "w")
     server = subprocess.Popen([sys.executable, "-m", "jupyterlab"], env=env, cwd=work, stdin=subprocess.DEVNULL,
                               stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    info = runtime / f"jpserver-{server.pid}.json"
     try:
         for _ in range(600):
             try:
+                url = json.loads(info.read_text())["url"].rstrip("/")
                 urllib.request.urlopen(f"{url}/api/status", timeout=1)
                 break
-            except OSError:
+            except (OSError, ValueError):  # not written yet, or written in part
                 assert server.poll() is None, (tmp_path / "jupyterlab.log").read_text()
                 time.sleep(0.2)
+        else:
+            raise AssertionError(f"JupyterLab did not answer within 120 s:\n{(tmp_path / 'jupyterlab.log').read_text()}")
         yield url, work
     finally:
         settled(runtime)

@@ -8,7 +8,6 @@ import logging
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -18,7 +17,7 @@ import urllib.request
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from conftest import SNIPPETS, graphs, kind, mkdocs, sharing, snippet, warnings_in
+from conftest import SNIPPETS, free_port, graphs, kind, mkdocs, sharing, snippet, warnings_in
 
 from snippet_engine.kinds.graph import GRAPH
 from snippet_engine.runner import Runner
@@ -668,12 +667,6 @@ def stop(server, sig=signal.SIGINT):
         server.communicate()
         raise AssertionError(f"{' '.join(server.args[1:])} did not stop on {sig.name} within 30 s") from None
     return server.returncode, log
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def serve(project, *args, **env):
