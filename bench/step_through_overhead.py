@@ -23,11 +23,14 @@ and once more in this process as a notebook's `show_backward` shows it:
 The second case is the debugger's test set (tests/recorded_models.py: fifteen models, most with
 a bug planted in them) and three larger models whose plain step takes 20 ms or more here (a
 TransformerEncoderLayer(256, 8, 1024) on 32×128×256, a ViT, and four checkpointed blocks of
-1024 on 2048 rows), each run in three ways, each in a process of its own, the three in turn,
-`--model-repeats` rounds after one not counted (and with `--before path/to/main/src`, the three
+1024 on 2048 rows), each run in four ways, each in a process of its own, the four in turn,
+`--model-repeats` rounds after one not counted (and with `--before path/to/main/src`, the four
 again with the code before a change, in the same turns):
 
   plain     the forward pass and loss.backward()
+  watched   the forward pass in watch_forward(), then loss.backward(): what watching the forward
+            pass costs (each node's creating stack and module, each result's check), which every
+            recording pays before it records a step
   recorded  the forward pass in watch_forward(), then show_backward(loss, quiet=True): what a
             script's check runs
   viewer    the same with display(): the viewer laid out and its HTML made (a notebook's)
@@ -104,7 +107,7 @@ def stepped_through():
     return sorted(set().union(*(parse(p.name, p.read_text(encoding="utf-8"), SNIPPETS).recorded for p in pages)))
 
 
-VARIANTS = ("plain", "recorded", "viewer")
+VARIANTS = ("plain", "watched", "recorded", "viewer")
 
 
 def larger():
@@ -147,6 +150,9 @@ def model_variant(name, variant):
             return
         with watch_forward():
             loss = loss_of(model(*inputs))
+        if variant == "watched":
+            loss.backward()
+            return
         with contextlib.redirect_stdout(io.StringIO()):
             nodes[0] = len(show_backward(loss, quiet=variant == "recorded", max_nodes=10_000).nodes)
 
@@ -204,18 +210,20 @@ def models(repeats, codes):
             v = found[code][name]
             nodes = v["recorded"]["nodes"]
             v["summary"] = {"nodes": nodes, "per_node_ms": (v["recorded"]["seconds"] - v["plain"]["seconds"]) / nodes * 1e3,
+                            "watched_vs_plain": v["watched"]["seconds"] / v["plain"]["seconds"],
                             "recorded_vs_plain": v["recorded"]["seconds"] / v["plain"]["seconds"],
                             "viewer_vs_plain": v["viewer"]["seconds"] / v["plain"]["seconds"],
                             "recorded_added_vs_plain": v["recorded"]["added_mb"] / max(v["plain"]["added_mb"], 1.0)}
             s = v["summary"]
             print(f"{code:8} {name:46} {nodes:5} nodes  plain {v['plain']['seconds'] * 1e3:8.2f} ms  recorded "
-                  f"{s['recorded_vs_plain']:5.2f}×  viewer {s['viewer_vs_plain']:6.2f}×  {s['per_node_ms']:.3f} ms a "
+                  f"{s['recorded_vs_plain']:5.2f}× (watched {s['watched_vs_plain']:4.2f}×)  viewer {s['viewer_vs_plain']:6.2f}×  {s['per_node_ms']:.3f} ms a "
                   f"node  memory added {v['plain']['added_mb']:6.0f} → {v['recorded']['added_mb']:6.0f} MB", flush=True)
     heavy = {code: {n: v["summary"]["recorded_vs_plain"] for n, v in by.items() if v["plain"]["seconds"] >= 0.02}
              for code, by in found.items()}
     return {"repeats": repeats, "src": {code: str(src) for code, src in codes.items()}, "models": found,
             "recorded_vs_plain_where_plain_takes_20_ms": heavy,
-            "baseline": "plain: the model's forward pass and loss.backward(); recorded: the forward pass in "
+            "baseline": "plain: the model's forward pass and loss.backward(); watched: the forward pass in "
+                        "watch_forward() and loss.backward(); recorded: the forward pass in "
                         "watch_forward() and show_backward(loss, quiet=True), as a script's check runs it; viewer: "
                         "show_backward(loss) with display(), the viewer laid out and its HTML made; per node: "
                         "(recorded - plain) / nodes; memory: what the runs added to the process's peak (ru_maxrss)",

@@ -443,13 +443,17 @@ class Results(TorchFunctionMode):
             fn = t.grad_fn if isinstance(t, torch.Tensor) else None
             if fn is not None and hasattr(fn, "_forward_cls") and fn._sequence_nr() in self.packed:
                 cast(dict[str, Any], fn.metadata)[PACKED] = True
-        for t in tree_leaves(out):
-            if packed and isinstance(t, torch.Tensor) and t.grad_fn is not None:
-                cast(dict[str, Any], t.grad_fn.metadata)[PACKED] = True
-            if isinstance(t, torch.Tensor) and t.grad_fn is not None and t.layout == torch.strided \
-                    and not t.is_nested and not t.is_meta and t.numel() and (t.is_floating_point() or t.is_complex()):
+        for t in (out,) if isinstance(out, torch.Tensor) else tree_leaves(out):
+            fn = t.grad_fn if isinstance(t, torch.Tensor) else None
+            if fn is None:
+                continue
+            metadata = cast(dict[str, Any], fn.metadata)
+            if packed:
+                metadata[PACKED] = True
+            if t.layout == torch.strided and not t.is_nested and not t.is_meta and t.numel() \
+                    and (t.is_floating_point() or t.is_complex()):
                 values = torch.view_as_real(t.detach()) if t.is_complex() else t.detach()
-                cast(dict[str, Any], t.grad_fn.metadata).setdefault(RESULTS, []).extend(torch.aminmax(values))
+                metadata.setdefault(RESULTS, []).extend(torch.aminmax(values))
         return out
 
 
