@@ -41,6 +41,9 @@ from browsing import (
     shot,
 )
 
+from snippet_engine import kinds
+from snippet_engine.kinds import steps
+
 # Every fold opened and every tab's content shown (and, by measured(), every block rendered:
 # test_browser.py checks that rendering changes nothing in the layout);
 # then {"page": ..., "blocks": [...], "formulas": [...], "covered": [...]}, measured as a reader sees the page.
@@ -165,7 +168,7 @@ def scrolling(blocks):
 # A box with `content-visibility` clips what it holds to its padding box and its clip
 # margin. For each such box of the article, rendered: what of the boxes of the elements and
 # texts in it, cut to the scrolling boxes they are in, reaches beyond, in px.
-OUTSIDE_THEIR_BOX = """(renderEveryBlock) => {
+OUTSIDE_THEIR_BOX = """([renderEveryBlock, kinds]) => {
   const article = document.querySelector("article");
   const boxes = [...article.querySelectorAll("*")].filter(e => getComputedStyle(e).contentVisibility === "auto")
     .map(e => [e, parseFloat(getComputedStyle(e).overflowClipMargin)]);
@@ -198,20 +201,25 @@ OUTSIDE_THEIR_BOX = """(renderEveryBlock) => {
     }
   }
   style.remove();
-  return [[...new Set(boxes.map(([box]) => `${box.tagName}.${box.classList[0] || ""}`))], found];
+  // A box in what a kind of output shows under a block is that kind's; the others, the site's own.
+  const kindOf = box => Object.entries(kinds).find(([cls]) => box.closest(`.${cls}`));
+  const names = boxes.map(([box]) => kindOf(box)?.[1] ?? `${box.tagName}.${box.classList[0] || ""}`);
+  return [[...new Set(names)], found];
 }"""
 
-# What the site's stylesheet renders when it comes near the screen: code and output blocks,
-# display formulas, warnings and other notes, figures, graphs, tables, paragraphs with math.
-BOX_KINDS = {"CODE.md-code__content", "CODE.", "DIV.arithmatex", "DIV.admonition", "FIGURE.snippet-figure",
-             "FIGURE.snippet-graph", "DIV.prose-table", "P."}
+# What the site's stylesheet renders when it comes near the screen: of the pages' own, code
+# blocks, display formulas, notes, tables and paragraphs with math; and what each kind of output
+# shows under a block (the kinds' registry), but the step-through viewer, drawn as the page loads.
+KINDS = {kind.box: kind.name for kind in kinds.KINDS}
+SITE_BOXES = {"CODE.md-code__content", "DIV.arithmatex", "DIV.admonition", "DIV.prose-table", "P."}
+BOX_KINDS = SITE_BOXES | set(KINDS.values()) - {steps.KIND.name}
 
 
 def nothing_beyond_its_box(page, name):
     """Rendered, each box that the browser renders near the screen draws all it holds: a
     paragraph's math, a warning's icon, a figure's caption (docs/assets/site.css). Measured
     before a check renders every block for good."""
-    checked, found = page.evaluate(OUTSIDE_THEIR_BOX, RENDER_EVERY_BLOCK)
+    checked, found = page.evaluate(OUTSIDE_THEIR_BOX, [RENDER_EVERY_BLOCK, KINDS])
     assert found == [], f"{name}: {found[:5]}"
     assert set(checked) <= BOX_KINDS, f"{name}: boxes of a kind this check does not know"
     return set(checked)
@@ -475,11 +483,11 @@ def test_a_page_390_px_wide_in_dark(browser, urls, subtests, name):
 @pytest.mark.parametrize("width", [1280, PHONE])
 def test_the_boxes_checked_are_of_every_kind(browser, urls, width):
     """The pages that hold them all between them: each kind of box is measured somewhere."""
-    kinds = set()
-    for name in ["custom_functions", "performance", "debugging_gradients"]:
+    measured = set()
+    for name in ["custom_functions", "performance", "debugging_gradients", "higher_order"]:
         page = open_page(browser, urls[name], width=width)
-        kinds |= nothing_beyond_its_box(page, name)
-    assert kinds == BOX_KINDS
+        measured |= nothing_beyond_its_box(page, name)
+    assert measured == BOX_KINDS
 
 
 # The page as it would be without the site's rules: output that never wraps, the copy button over the text.
