@@ -21,6 +21,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import psutil
 import pytest
 import yaml
 from bs4 import BeautifulSoup
@@ -401,9 +402,9 @@ def free_port():
 def jupyterlab_server(tmp_path_factory):
     """JupyterLab on 127.0.0.1 serving a folder `work`, with no token and every setting in the
     folder above it; one for the tests of a process, stopped after them, and with it its kernels.
-    It picks its own port, and its URL is read from the file it writes once it listens: a port
-    picked here could be taken before the server binds it, and the server would then go on
-    another port, or a test talk to another process's."""
+    It picks its own port (a port picked here could be taken before the server binds it, and the
+    server would go on another one), which it writes in a file before it listens on it: the
+    server is known by its URL in that file once it answers there and holds the port."""
     tmp_path = tmp_path_factory.mktemp("jupyterlab")
     work, runtime = tmp_path / "work", tmp_path / "run"
     work.mkdir()
@@ -424,17 +425,21 @@ def jupyterlab_server(tmp_path_factory):
                               stdout=log, stderr=subprocess.STDOUT)
     info = runtime / f"jpserver-{server.pid}.json"
     try:
-        for _ in range(600):
+        deadline = time.monotonic() + 120
+        while True:
             try:
-                url = json.loads(info.read_text())["url"].rstrip("/")
-                urllib.request.urlopen(f"{url}/api/status", timeout=1)
+                found = json.loads(info.read_text())
+                urllib.request.urlopen(f"{found['url']}api/status", timeout=1)
                 break
-            except (OSError, ValueError):  # not written yet, or written in part
+            except (OSError, ValueError):  # not written yet, or written in part, or not listening yet
                 assert server.poll() is None, (tmp_path / "jupyterlab.log").read_text()
+                assert time.monotonic() < deadline, f"JupyterLab did not answer within 120 s:\n" \
+                                                    f"{(tmp_path / 'jupyterlab.log').read_text()}"
                 time.sleep(0.2)
-        else:
-            raise AssertionError(f"JupyterLab did not answer within 120 s:\n{(tmp_path / 'jupyterlab.log').read_text()}")
-        yield url, work
+        listening = [c.laddr.port for c in psutil.Process(server.pid).net_connections("tcp")
+                     if c.status == psutil.CONN_LISTEN]
+        assert found["port"] in listening, f"another process answered on port {found['port']}"
+        yield found["url"].rstrip("/"), work
     finally:
         settled(runtime)
         kernels = children(server.pid)
