@@ -38,14 +38,15 @@ def run_on_ranks(train, world_size=2, join=gloo, timeout=120):
         # The ranks meet through a file of their own: a free port that the
         # parent picked could be taken by another program before rank 0 binds it.
         address = "file://" + os.path.join(folder, "store")
-        ranks = [fork.Process(target=rank_main,
-                              args=(rank, world_size, address, train, join, results))
-                 for rank in range(world_size)]
-        for process in ranks:
-            process.start()
+        ranks = []  # those started: each is joined or stopped below
         try:
+            for rank in range(world_size):
+                process = fork.Process(target=rank_main, args=(
+                    rank, world_size, address, train, join, results))
+                process.start()
+                ranks.append(process)
             return [result for _, result in sorted(results.get(timeout=timeout)
-                                                   for _ in ranks)]
+                                                   for _ in range(world_size))]
         finally:
             for process in ranks:
                 process.join(timeout=10)

@@ -4,6 +4,7 @@ their processes once, in the build's run that `chapter.shown` reads; the tests s
 import ast
 import inspect
 import json
+import multiprocessing
 import os
 import re
 import statistics
@@ -11,6 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 import torch
 import torch.distributed as dist
 import yaml
@@ -94,6 +96,24 @@ def test_the_ranks_end_with_their_results_and_leave_no_process_or_file(chapter, 
     assert ns["run_on_ranks"](lambda rank: 1 / rank) == ["ZeroDivisionError: division by zero", 1.0]
     assert set(children(os.getpid())) <= before
     assert list(tmp_path.iterdir()) == [], "the folder of the file they met through is removed"
+
+
+def test_a_rank_that_cannot_start_leaves_the_started_ones_stopped(chapter, monkeypatch):
+    ns = definitions(chapter, "ranks.py")
+    started, start = [], multiprocessing.context.ForkProcess.start
+
+    def start_one(process):  # rank 1 cannot start: the system has no process left to give
+        if started:
+            raise BlockingIOError("Resource temporarily unavailable")
+        start(process)
+        started.append(process)
+
+    monkeypatch.setattr(multiprocessing.context.ForkProcess, "start", start_one)
+    before = set(children(os.getpid()))
+    with pytest.raises(BlockingIOError):
+        ns["run_on_ranks"](lambda rank: rank)
+    (rank_0,) = started  # waiting for rank 1 to join: stopped after its 10 s
+    assert rank_0.exitcode is not None and set(children(os.getpid())) <= before
 
 
 def test_the_reducer_hooks_each_gradient_accumulator_and_fills_flat_buckets():
