@@ -60,6 +60,7 @@ STEP_THROUGH = frozenset({"step-through"})  # the options of a step-through bloc
 
 OPTIONS = included(ROOT / "docs", SNIPPETS)  # each snippet the pages include: its blocks' options
 RECORDED = {path for path, words in OPTIONS.items() if STEP_THROUGH & words}  # the build records their backward()
+KIND_OF_BOX = {kind.box: kind.name for kind in kinds.KINDS}  # the class of what a kind shows under a block: its name
 
 
 @functools.cache

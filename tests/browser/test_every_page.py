@@ -40,8 +40,8 @@ from browsing import (
     screenshot,
     shot,
 )
+from conftest import KIND_OF_BOX
 
-from snippet_engine import kinds
 from snippet_engine.kinds import steps
 
 # Every fold opened and every tab's content shown (and, by measured(), every block rendered:
@@ -210,16 +210,15 @@ OUTSIDE_THEIR_BOX = """([renderEveryBlock, kinds]) => {
 # What the site's stylesheet renders when it comes near the screen: of the pages' own, code
 # blocks, display formulas, notes, tables and paragraphs with math; and what each kind of output
 # shows under a block (the kinds' registry), but the step-through viewer, drawn as the page loads.
-KINDS = {kind.box: kind.name for kind in kinds.KINDS}
 SITE_BOXES = {"CODE.md-code__content", "DIV.arithmatex", "DIV.admonition", "DIV.prose-table", "P."}
-BOX_KINDS = SITE_BOXES | set(KINDS.values()) - {steps.KIND.name}
+BOX_KINDS = SITE_BOXES | set(KIND_OF_BOX.values()) - {steps.KIND.name}
 
 
 def nothing_beyond_its_box(page, name):
     """Rendered, each box that the browser renders near the screen draws all it holds: a
     paragraph's math, a warning's icon, a figure's caption (docs/assets/site.css). Measured
     before a check renders every block for good."""
-    checked, found = page.evaluate(OUTSIDE_THEIR_BOX, [RENDER_EVERY_BLOCK, KINDS])
+    checked, found = page.evaluate(OUTSIDE_THEIR_BOX, [RENDER_EVERY_BLOCK, KIND_OF_BOX])
     assert found == [], f"{name}: {found[:5]}"
     assert set(checked) <= BOX_KINDS, f"{name}: boxes of a kind this check does not know"
     return set(checked)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import verified
-from conftest import CHAPTERS, ROOT, SNIPPETS, kind, mkdocs, normalised, pages, script, soup
+from conftest import CHAPTERS, KIND_OF_BOX, ROOT, SNIPPETS, kind, mkdocs, normalised, pages, script, soup
 
 from snippet_engine import kinds
 from snippet_engine.kinds.warning import WARNING
@@ -24,7 +24,6 @@ from snippet_engine.notebooks import SHOW_BACKWARD, WATCH_FORWARD
 from snippet_engine.runner import SnippetError
 
 copy_size = script(ROOT / "bench" / "copy_size.py")
-BOXES = {kind.box: kind.name for kind in kinds.KINDS}  # the class of what a kind shows under a block: its name
 WARNING_LINE = re.compile(r"^[A-Z]\w*Warning: ")  # a line of `warning_line`
 TIMES = re.compile(r" \((twice|(\d+) times)\)$")  # a warning box's title says how often it was raised
 SAME = "The same warning as above: "  # a warning box says so for a warning an earlier box showed in full
@@ -43,7 +42,7 @@ def page_lines(block):
     a graph: `[figure]`); not a step-through, which the page alone shows (a copy run as a plain
     program records nothing)."""
     lines, sibling = [], block.find_next_sibling()
-    while sibling is not None and (shown := [BOXES[c] for c in sibling.get("class", []) if c in BOXES]):
+    while sibling is not None and (shown := [KIND_OF_BOX[c] for c in sibling.get("class", []) if c in KIND_OF_BOX]):
         match shown[0]:
             case "text":
                 lines += sibling.select_one("code").get_text().split("\n")
