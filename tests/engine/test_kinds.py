@@ -6,6 +6,7 @@ from conftest import mkdocs
 from snippet_engine import kinds
 from snippet_engine.kinds.graph import GRAPH
 from snippet_engine.pages import PageHtml
+from snippet_engine.render import escaped
 
 SVG = ('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
        'width="30pt" height="15pt"><style>.a{fill:red}</style><defs><path id="glyph" d="M0 0"/></defs>'
@@ -140,3 +141,37 @@ def test_a_new_kind_is_one_kind_in_the_registry_that_the_engine_asks(monkeypatch
         assert entered == ["a.py"]
     assert kinds.notebook_output(out)["data"] == {"text/plain": "loud"} and kinds.tools([out]) == {"say"}
     assert kinds.printed("<b>LOUD</b>") == "<i>LOUD</b>"
+
+
+# Lines the site's snippets print (torch 2.13): PyTorch's messages, with the two spaces they put
+# after a sentence or between two words, and torch's log, which indents its message after a prefix.
+PROSE_LINES = [
+    "rank 0: Warning: find_unused_parameters=True was specified in DDP constructor, but did not find any unused "
+    "parameters in the forward pass. This flag results in an extra traversal of the autograd graph every iteration,  "
+    "which can adversely affect performance.",
+    "Parameter at index 5 with name blocks.1.0.bias has been marked as ready twice. This means that multiple autograd "
+    "engine  hooks have fired for this particular parameter during this iteration.",
+    "UserWarning: Grad strides do not match bucket view strides. This may indicate grad was not created according to "
+    "the gradient layout contract, or that the param's strides changed since DDP was constructed.  This is not an "
+    "error, but may impair performance.",
+    "W1207 14:38:44.854000 24905 torch/_dynamo/variables/tensor.py:1759] [0/0]     "
+    "torch._dynamo.config.capture_scalar_outputs = True",
+]
+TABLE_LINES = [
+    "ELU forward and backward  cpu     custom ELU       285.228",
+    "on ctx, after del:             alive",
+    "after  10 batches: 74 nodes, saved tensors held: 1.83 MB",
+    "unscale_ first: False  the weights moved by 1.50e-06",
+    "  forward   aten.exp.default, aten.gt.Scalar, aten.mul.Tensor",
+    "tensor([[ 0.1000,  0.2000],",
+]
+
+
+def test_a_line_of_prose_wraps_and_the_lines_of_a_table_keep_their_columns():
+    """In one block, each line of a table is a span that keeps its columns; a line of prose is not,
+    though two spaces stand in it, and wraps at the edge of the box."""
+    html = kinds.outputs_html([stream("\n".join(PROSE_LINES + TABLE_LINES) + "\n")], PageHtml("p/", {}))
+    for line in TABLE_LINES:
+        assert f'<span class="snippet-columns">{escaped(line)}</span>' in html, line
+    for line in PROSE_LINES:
+        assert escaped(line) in html and f'<span class="snippet-columns">{escaped(line)}' not in html, line
