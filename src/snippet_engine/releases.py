@@ -3,6 +3,7 @@
 release of torch. A page shows them under the block that runs them, and says which releases
 its outputs were checked on; a snippet changed since the check is said to be unchecked."""
 
+import difflib
 import html
 import json
 from dataclasses import dataclass, field
@@ -48,14 +49,23 @@ class ReleaseCheck:
                 if d["line"] is not None and (first or 1) <= d["line"] <= (last or d["line"])]
 
     def note(self, lines: list[dict[str, Any]]) -> str:
-        """Under a block: what its lines whose output is something else print on the other release."""
-        shown = "".join(d["theirs"] for d in lines).rstrip("\n")
-        which = "the line that makes it prints" if len(lines) == 1 else "the lines that make it print"
-        printed = f'</p><pre class="snippet-printed">{escaped(shown)}</pre>' if shown else " nothing.</p>"
+        """Under a block: what its lines whose output is something else print on one release and
+        not on the other, the lines of output they print alike left out."""
+        ours: list[str] = []
+        theirs: list[str] = []
+        for d in lines:
+            here, there = d["ours"].splitlines(), d["theirs"].splitlines()
+            for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, here, there, autojunk=False).get_opcodes():
+                if tag != "equal":
+                    ours += here[i1:i2]
+                    theirs += there[j1:j2]
+        parts = "".join(f'<p>Printed on torch {html.escape(release)} only:</p><pre class="snippet-printed">'
+                        f'{escaped(chr(10).join(printed))}</pre>'
+                        for release, printed in ((self.ours, ours), (self.other, theirs)) if printed)
         return (f'<div class="admonition note snippet-release"><p class="admonition-title">'
                 f"On torch {html.escape(self.other)}</p><p>Run on torch {html.escape(self.other)} "
                 f"({html.escape(self.date)}, <code>make release-check</code>), part of this output is "
-                f"something else: {which} there{printed}</div>")
+                f"something else there.</p>{parts}</div>")
 
     def summary(self, changed: int, unchecked: int) -> str:
         """Under a chapter: which releases its outputs were checked on."""

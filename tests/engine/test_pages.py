@@ -83,13 +83,16 @@ def test_what_another_release_prints_is_under_the_block_while_the_snippet_is_as_
     chapter, code_block, path = block(tmp_path, "x = 2\n# --8<-- [start:show]\nprint(x)\n# --8<-- [end:show]\n",
                                       "show")
     out = {"line": 3, "output": {"output_type": "stream", "name": "stdout", "text": "2\n"}}
-    differs = [{"line": 3, "ours": "2\n", "theirs": "<3>\n"}]
+    differs = [{"line": 3, "ours": "2\nalike\n", "theirs": "<3>\nalike\n"}]
     check = ReleaseCheck("2.13.0", "2.14.1", "2026-12-06",
                          {"a.py": {"sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "differs": differs}})
     page = PageHtml("p/", {})
     block_markdown(chapter, code_block, FakeBuild(path, Result(path, [out], 0.0, True), releases=check), page)
     assert [how for how, _ in page.items] == ["late", "content", "copy", "content", "content"]
-    assert "On torch 2.14.1" in page.items[4][1] and '<pre class="snippet-printed">&lt;3&gt;</pre>' in page.items[4][1]
+    note = page.items[4][1]
+    assert "On torch 2.14.1" in note and "alike" not in note, "what both releases print is left out"
+    assert 'Printed on torch 2.13.0 only:</p><pre class="snippet-printed">2</pre>' in note
+    assert 'Printed on torch 2.14.1 only:</p><pre class="snippet-printed">&lt;3&gt;</pre>' in note
     assert "output of 1 lines of 1 of the 1 snippets checked" in check.site_summary(path.parent)
     path.write_text(path.read_text() + "print(x)\n")  # changed since the check: nothing said of it
     page = PageHtml("p/", {})

@@ -58,17 +58,24 @@ def block_of(name, line):
 
 
 def test_each_line_that_differs_is_shown_under_its_block_and_each_chapter_says_what_was_checked(built_site):
+    """Under the block, what each line prints on one release and not on the other, per release."""
     notes = {}
-    for name, line, _, theirs in checked_differences():
+    for name, line, ours, theirs in checked_differences():
         where = block_of(name, line)
         if where:
-            notes.setdefault(where[0], []).append(theirs.rstrip("\n"))
+            only = notes.setdefault(where[0], {CHECK.ours: [], CHECK.other: []})
+            only[CHECK.ours] += [text for text in ours.splitlines() if text not in theirs.splitlines()]
+            only[CHECK.other] += [text for text in theirs.splitlines() if text not in ours.splitlines()]
     assert "vector_jacobian_products" in notes, "clamp's gradient at its bound"
-    for chapter, texts in notes.items():
-        boxes = soup(built_site / chapter / "index.html").select(".md-content .snippet-release pre.snippet-printed")
-        shown = "\n".join(box.get_text() for box in boxes)
-        for text in texts:
-            assert text in shown, (chapter, text)
+    for chapter, only in notes.items():
+        shown = {release: "" for release in only}
+        for box in soup(built_site / chapter / "index.html").select(".md-content .snippet-release"):
+            for said in box.select("p:not(.admonition-title)")[1:]:
+                release = re.fullmatch(r"Printed on torch (\S+) only:", said.get_text())[1]
+                shown[release] += said.find_next_sibling("pre", class_="snippet-printed").get_text() + "\n"
+        for release, texts in only.items():
+            for text in texts:
+                assert text in shown[release], (chapter, release, text)
     for page in pages(built_site):
         name = page.parent.relative_to(built_site).as_posix()
         summary = soup(page).select_one(".md-content p.snippet-releases")
