@@ -82,6 +82,6 @@ class ReleaseCheck:
                    if self.differs(name, snippets_dir / name, None, None) is not None}
         changed = [name for name, entry in checked.items() if entry["differs"]]
         lines = sum(len(checked[name]["differs"]) for name in changed)
-        return (f"Every snippet was run on torch {self.other} too ({self.date}): the output of {lines} "
-                f"lines of {len(changed)} of the {len(checked)} snippets checked is something else there, "
+        return (f"Every snippet was run on torch {self.other} too ({self.date}): {len(changed)} of the "
+                f"{len(checked)} snippets checked print something else there, at {lines} of their lines, "
                 "and each chapter shows it under the block that prints it.")

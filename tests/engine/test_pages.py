@@ -93,7 +93,7 @@ def test_what_another_release_prints_is_under_the_block_while_the_snippet_is_as_
     assert "On torch 2.14.1" in note and "alike" not in note, "what both releases print is left out"
     assert 'Printed on torch 2.13.0 only:</p><pre class="snippet-printed">2</pre>' in note
     assert 'Printed on torch 2.14.1 only:</p><pre class="snippet-printed">&lt;3&gt;</pre>' in note
-    assert "output of 1 lines of 1 of the 1 snippets checked" in check.site_summary(path.parent)
+    assert "1 of the 1 snippets checked print something else there, at 1 of their lines" in check.site_summary(path.parent)
     path.write_text(path.read_text() + "print(x)\n")  # changed since the check: nothing said of it
     page = PageHtml("p/", {})
     block_markdown(chapter, code_block, FakeBuild(path, Result(path, [out], 0.0, True), releases=check), page)

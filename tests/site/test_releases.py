@@ -86,5 +86,7 @@ def test_each_line_that_differs_is_shown_under_its_block_and_each_chapter_says_w
             assert "every block prints the same there" in summary.get_text() or "were not checked" in summary.get_text()
     home = soup(built_site / "index.html").select_one(".md-content").get_text(" ")
     lines = sum(1 for _ in checked_differences())
-    assert re.search(rf"run on torch {re.escape(CHECK.other)} too \({CHECK.date}\): the output of {lines} lines",
-                     re.sub(r"\s+", " ", home)), "the home page counts them"
+    snippets = len({name for name, *_ in checked_differences()})
+    assert re.search(rf"run on torch {re.escape(CHECK.other)} too \({CHECK.date}\): {snippets} of the \d+ snippets "
+                     rf"checked print something else there, at {lines} of their lines", re.sub(r"\s+", " ", home)), \
+        "the home page counts them"
