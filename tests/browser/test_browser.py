@@ -466,3 +466,30 @@ def test_one_press_finds_the_nan_and_the_vanishing_layer(browser, urls, n, butto
     shown = viewer.evaluate(STEP_ON_SCREEN)
     assert shown["wrong"] == [] and shown["lines"] and shown["nodes"], shown
     assert page.errors == []
+
+
+def test_the_back_to_top_button_gives_way_to_a_viewer_under_the_pointer(browser, urls):
+    """Scrolled up to a viewer, Material's back-to-top button shows at the top of the screen, over
+    the viewer's controls held there; the pointer that comes over the viewer to press the button
+    under it sends it away, and the press lands on the viewer's button, not on the way back up."""
+    page = open_page(browser, urls["debugging_gradients"], height=800, reduced_motion="reduce")
+    viewer = page.locator("figure.snippet-steps").first
+    jump = viewer.get_by_role("button", name="First NaN/inf", exact=True)
+    # Come up to the button from 600 px below, so that it ends 90 px from the top.
+    jump.evaluate("b => scrollTo(0, b.getBoundingClientRect().top + scrollY - 90 + 600)")
+    for _ in range(4):
+        page.mouse.wheel(0, -150)
+        page.wait_for_timeout(50)
+    top = page.locator(".md-top")
+    assert top.is_visible()
+    pill, box = top.bounding_box(), jump.bounding_box()
+    assert box["y"] < pill["y"] + pill["height"] and pill["x"] < box["x"] + box["width"], "the button lies under it"
+    x, y = box["x"] + box["width"] - 4, box["y"] + box["height"] - 4  # a place the button shares with the pill
+    page.mouse.move(x, y + 300)  # over the viewer, below
+    page.mouse.move(x, y, steps=10)
+    page.evaluate(TWO_FRAMES)
+    assert not top.is_visible()
+    page.mouse.down()
+    page.mouse.up()
+    assert viewer.locator(".snippet-steps__counter").inner_text().startswith("Step 2 of "), "the jump was made"
+    assert page.evaluate("scrollY") > 1000, "the page did not go back to its top"
