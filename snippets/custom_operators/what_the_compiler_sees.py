@@ -1,5 +1,6 @@
 """torch.compile of the small model with each ELU: graph breaks, and the
 operations in the forward and backward graphs that the compiler receives."""
+import textwrap
 from collections import Counter
 
 import torch
@@ -50,5 +51,6 @@ for name, elu in ELUS.items():
     model(x).sum().backward()
     print(name)
     for kind in ("forward", "backward"):
-        print(f"  {kind:9}", ", ".join(elementwise(graphs[kind])))
+        print(textwrap.fill(", ".join(elementwise(graphs[kind])), 72,
+                            initial_indent=f"  {kind:9} ", subsequent_indent=" " * 12))
 # --8<-- [end:graphs]

@@ -171,7 +171,8 @@ def test_all_four_elus_trace_into_one_graph_without_a_break(chapter):
 
 
 def test_the_graphs_the_compiler_receives(chapter):
-    text = chapter.shown("what_the_compiler_sees.py", "graphs").splitlines()
+    text = chapter.shown("what_the_compiler_sees.py", "graphs").replace("\n" + " " * 12, " ").splitlines()
+    assert all(len(line) <= 72 for line in chapter.shown("what_the_compiler_sees.py", "graphs").splitlines())
     graphs, name = {}, None
     for line in text:
         if not line.startswith(" "):
