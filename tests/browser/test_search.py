@@ -427,3 +427,24 @@ def test_the_index_is_built_when_the_reader_first_searches_not_when_a_page_loads
     expect(page.locator(".md-search-result__meta")).not_to_have_text("Type to start searching")
     assert worker.evaluate("self.builds") == 1
     assert page.errors == []
+
+
+def test_text_pasted_with_no_key_pressed_is_searched_as_one_pasted_with_ctrl_v(search, browser, urls):
+    """On a phone, a paste comes from the menu of a long press, and with a mouse from the context
+    menu: the box's text changes and no key is pressed. Material searches on a key's release
+    (overrides/main.html makes each change of the box's text one): the results are those of
+    the same text pasted with Ctrl+V."""
+    pasted = "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn"
+    expected = [best_section(hit) for hit in search(pasted, paste=True)]
+    page = open_page(browser, urls["home"], width=PHONE, height=844, has_touch=True, is_mobile=True)
+    page.locator(".md-header label.md-header__button[for=__search]").tap()  # the magnifier in the header
+    box = page.locator("input.md-search__input")
+    box.focus()
+    # The text goes in as the menu's Paste puts it: one `input` event, no key's. (Headless
+    # Chromium runs no paste command from a page, whatever its permissions.)
+    page.evaluate("text => document.execCommand('insertText', false, text)", pasted)
+    assert box.input_value() == pasted
+    expect(page.locator(".md-search-result__meta")).not_to_have_text("Type to start searching")
+    expect(page.locator(".md-search-result__item").first).to_be_visible()
+    assert [best_section(hit) for hit in page.evaluate(RESULTS)] == expected
+    assert page.errors == []
