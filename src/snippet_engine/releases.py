@@ -59,9 +59,11 @@ class ReleaseCheck:
                 if tag != "equal":
                     ours += here[i1:i2]
                     theirs += there[j1:j2]
-        parts = "".join(f'<p>Printed on torch {html.escape(release)} only:</p><pre class="snippet-printed">'
-                        f'{escaped(chr(10).join(printed))}</pre>'
-                        for release, printed in ((self.ours, ours), (self.other, theirs)) if printed)
+        parts = ""
+        for release, printed in ((self.ours, ours), (self.other, theirs)):
+            if printed:
+                text = escaped("\n".join(printed))
+                parts += f'<p>Printed on torch {html.escape(release)} only:</p><pre class="snippet-printed">{text}</pre>'
         return (f'<div class="admonition note snippet-release"><p class="admonition-title">'
                 f"On torch {html.escape(self.other)}</p><p>Run on torch {html.escape(self.other)} "
                 f"({html.escape(self.date)}, <code>make release-check</code>), part of this output is "
