@@ -18,6 +18,8 @@ v = torch.tensor([0.5, -1.0], requires_grad=True)
 a = v * 2
 shared = (a * a.exp()).sum()
 for order in (breadth_first, reverse_topological):
-    print(f"{order.__name__:20}", [node.name() for node in order(shared.grad_fn)])
+    names = [node.name().removeprefix("torch::autograd::")
+             for node in order(shared.grad_fn)]
+    print(f"{order.__name__:20}", ", ".join(names))
 print("breadth first:      ", my_backward(shared, breadth_first)[v])
 print("reverse topological:", my_backward(shared)[v])

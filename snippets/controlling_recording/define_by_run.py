@@ -38,5 +38,6 @@ for values in ([1.0, 1.0], [3.0, 4.0]):
     x = torch.tensor(values, requires_grad=True)
     y = double_until_large(x)
     y.sum().backward()
-    print(f"x={values}  y={y.tolist()}  graph={chain(y)}  grad={x.grad.tolist()}")
+    print(f"x={values}  y={y.tolist()}  grad={x.grad.tolist()}")
+    print(f"  graph={chain(y)}")
 # --8<-- [end:loop]
