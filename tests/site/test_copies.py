@@ -19,6 +19,7 @@ import verified
 from conftest import CHAPTERS, KIND_OF_BOX, ROOT, SNIPPETS, kind, mkdocs, normalised, pages, script, soup
 
 from snippet_engine import kinds
+from snippet_engine.kinds.text import TORCH_LOG
 from snippet_engine.kinds.warning import WARNING
 from snippet_engine.notebooks import SHOW_BACKWARD, WATCH_FORWARD
 from snippet_engine.runner import SnippetError
@@ -107,10 +108,9 @@ def test_the_chapters_have_their_copies(chapter_copies):
 
 
 # What differs between two runs of the same code, which `comparable` makes the same: the prefix
-# of torch's log lines (level, date, time, process, the file that logs: `W1203 17:15:39.295000
-# 14941 torch/_dynamo/variables/tensor.py:1759] [0/0] `), and the marks under a traceback's
-# source line (`normalised` leaves out source lines: a copy runs as `python -c`, whose have none).
-TORCH_LOG = re.compile(r"^[IWEF]\d{4} [\d:.]+ \d+ \S+:\d+\] (\[\d+/\d+\] )?", re.M)
+# of torch's log lines (text.TORCH_LOG: its date, time and process), and the marks under a
+# traceback's source line (`normalised` leaves out source lines: a copy runs as `python -c`,
+# whose have none).
 MARKS = re.compile(r"\n *[~^]+ *(?=\n|$)")
 
 

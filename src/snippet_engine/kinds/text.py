@@ -32,7 +32,9 @@ def joined(last: dict[str, Any], out: dict[str, Any]) -> dict[str, Any] | None:
 GAP = re.compile(r"\S {2,}\S")
 SENTENCE_END = re.compile(r"[.!?] {2,}[A-Z(]")
 IN_A_SENTENCE = re.compile(r"(?:[A-Za-z]+ ){2}[A-Za-z]+[,;]? {2,}[A-Za-z]+ [A-Za-z]+\b")
-TORCH_LOG = re.compile(r"^[IWEF]\d{4} [\d:.]+ +\d+ \S+:\d+\] (\[[\d/]+\] )?")
+# The prefix of a line of torch's log: level, date, time, process, the file that logs, its frame
+# (`W1203 17:15:39.295000 14941 torch/_dynamo/variables/tensor.py:1759] [0/0] `).
+TORCH_LOG = re.compile(r"^[IWEF]\d{4} [\d:.]+ +\d+ \S+:\d+\] (\[[\d/]+\] )?", re.M)
 
 
 def has_columns(line: str) -> bool:
